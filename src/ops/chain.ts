@@ -1,0 +1,48 @@
+// Chain and observer operations (DESIGN §8).
+import { z } from 'zod';
+import { defineOp, type Operation } from './types.ts';
+import { verifyChain } from '../services/chain.ts';
+import { assertMachineCaller } from '../services/identity.ts';
+
+export const operations: Operation[] = [
+  defineOp({
+    id: 'chain.verify',
+    method: 'GET',
+    path: '/api/chain/verify',
+    access: 'user',
+    scope: 'machine:read',
+    tag: 'chain',
+    summary: "Recompute the caller's whole chain from genesis and report whether every link holds.",
+    input: z.strictObject({}),
+    async handler(_i, ctx) {
+      const { zid } = assertMachineCaller(ctx.caller);
+      const v = await verifyChain(ctx.app.db, zid);
+      return { ok: true, zid, ...v };
+    },
+  }),
+  defineOp({
+    id: 'chain.observer',
+    tool: 'svc_observer',
+    method: 'GET',
+    path: '/api/observer',
+    access: 'public',
+    tag: 'chain',
+    summary: "Live entangled-state chain (proof-of-computation feed): without a key the global recent feed (kind, time, short hash, machine slug; no values); with a key the caller's machine in full.",
+    input: z.strictObject({ limit: z.number().int().min(1).max(50).default(15) }),
+    async handler(input, ctx) {
+      const zid = ctx.caller?.zid;
+      if (zid) {
+        const rows = await ctx.app.db.query<any>(
+          'SELECT seq, zid, kind, ref, at, payload_hash, prev_hash, hash FROM chain_entries WHERE zid = $1 ORDER BY seq DESC LIMIT $2', [zid, input.limit]);
+        return {
+          ok: true, scope: 'machine', zid,
+          entries: rows.map((r) => ({ seq: Number(r.seq), zid: r.zid, kind: r.kind, ref: r.ref, at: r.at, payloadHash: r.payload_hash, prevHash: r.prev_hash, hash: r.hash })),
+        };
+      }
+      const rows = await ctx.app.db.query<any>(
+        `SELECT c.kind, c.at, c.hash, m.slug FROM chain_entries c JOIN machines m ON m.zid = c.zid
+          ORDER BY c.created_at DESC, c.seq DESC LIMIT $1`, [input.limit]);
+      return { ok: true, scope: 'global', entries: rows.map((r) => ({ kind: r.kind, at: r.at, hash: r.hash.slice(0, 12), machine: r.slug })) };
+    },
+  }),
+];

@@ -1,0 +1,110 @@
+// Discovery: svc_api_catalog searches the public operations; svc_http calls any public /api/*
+// endpoint in-process (never over the network), forwarding the caller's bearer.
+import { z } from 'zod';
+import { defineOp, type Operation } from './types.ts';
+import { SvcError } from '../core/errors.ts';
+import { publicOperations } from '../http/openapi.ts';
+import type { App } from '../app.ts';
+
+function matchRoute(pattern: string, path: string): boolean {
+  const a = pattern.split('/');
+  const b = path.split('/');
+  if (a.length !== b.length) return false;
+  return a.every((seg, i) => seg.startsWith(':') ? b[i].length > 0 : seg === b[i]);
+}
+
+function findOperation(app: App, method: string, path: string) {
+  return app.operations.find((o) => o.method === method && matchRoute(o.path, path))
+    ?? app.operations.find((o) => matchRoute(o.path, path));
+}
+
+/** Refuses anything but a plain /api/ path: traversal, encoded separators, doubled slashes,
+ * absolute URLs, control characters, the MCP endpoint itself, svc_http itself and admin routes. */
+export function checkHttpPath(app: App, method: string, path: string): void {
+  const bad = (why: string) => new SvcError('INVALID_INPUT', `path refused: ${why}`, { issues: [{ path: 'path', message: why }] });
+  if (!path.startsWith('/api/')) throw bad('must start with /api/');
+  if (/[\u0000-\u001f\u007f\\]/.test(path)) throw bad('control characters and backslashes are not allowed');
+  if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('//')) throw bad('absolute URLs are not allowed');
+  if (path.includes('//')) throw bad("'//' is not allowed");
+  if (/%(2e|2f|5c|00|25)/i.test(path)) throw bad('encoded separators and dots are not allowed');
+  if (path.split('/').some((s) => s === '..' || s === '.')) throw bad("'.' and '..' segments are not allowed");
+  if (path.includes('?') || path.includes('#')) throw bad('put query parameters in `query`, not in the path');
+  if (path === '/api/mcp' || path.startsWith('/api/mcp/')) throw new SvcError('FORBIDDEN', 'svc_http cannot call /api/mcp');
+  if (path === '/api/http') throw new SvcError('FORBIDDEN', 'svc_http cannot call itself');
+  const op = findOperation(app, method, path);
+  if (path.startsWith('/api/admin') || op?.access === 'admin') throw new SvcError('ADMIN_REQUIRED', 'admin routes are not reachable through svc_http');
+}
+
+const flatValue = z.union([z.string().max(2000), z.number().finite(), z.boolean()]);
+
+export const operations: Operation[] = [
+  defineOp({
+    id: 'discovery.catalog',
+    tool: 'svc_api_catalog',
+    method: 'GET',
+    path: '/api/catalog',
+    access: 'public',
+    tag: 'discovery',
+    summary: 'Search the public API surface: substring across path and description; filter by method and access class.',
+    input: z.strictObject({
+      q: z.string().max(200).optional(),
+      method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).optional(),
+      auth: z.enum(['public', 'user', 'key', 'admin']).optional(),
+      limit: z.number().int().min(1).max(200).default(40),
+    }),
+    async handler(input, ctx) {
+      const q = input.q?.toLowerCase();
+      const all = publicOperations(ctx.app).filter((o) =>
+        (!input.method || o.method === input.method) &&
+        (!input.auth || o.access === input.auth) &&
+        (!q || `${o.path} ${o.summary} ${o.description ?? ''} ${o.tool ?? ''}`.toLowerCase().includes(q)));
+      return {
+        ok: true,
+        total: all.length,
+        endpoints: all.slice(0, input.limit).map((o) => ({
+          method: o.method, path: o.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}'), auth: o.access, summary: o.summary,
+          ...(o.tool ? { tool: o.tool } : {}), ...(o.cost ? { cost: o.cost } : {}),
+        })),
+      };
+    },
+  }),
+  defineOp({
+    id: 'discovery.http',
+    tool: 'svc_http',
+    method: 'POST',
+    path: '/api/http',
+    access: 'public',
+    tag: 'discovery',
+    summary: 'Call any public /api/* endpoint. QUERY is a safe, idempotent GET-with-body: its JSON body is merged into the query parameters. The caller\'s bearer key is forwarded.',
+    description: 'Admin routes and /api/mcp are blocked. Dispatched in-process.',
+    input: z.strictObject({
+      method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'QUERY']),
+      path: z.string().min(1).max(2000),
+      query: z.record(z.string().max(200), flatValue).optional(),
+      body: z.record(z.string(), z.unknown()).optional(),
+    }),
+    async handler(input, ctx) {
+      const method = input.method === 'QUERY' ? 'GET' : input.method;
+      checkHttpPath(ctx.app, method, input.path);
+      const query: Record<string, string> = {};
+      for (const [k, v] of Object.entries(input.query ?? {})) query[k] = String(v);
+      if (input.method === 'QUERY' && input.body) {
+        for (const [k, v] of Object.entries(input.body)) {
+          if (v === null || typeof v === 'object') throw new SvcError('INVALID_INPUT', `QUERY body values must be flat (string, number, boolean): '${k}'`);
+          query[k] = String(v);
+        }
+      }
+      const qs = new URLSearchParams(query).toString();
+      const headers: Record<string, string> = { 'x-svc-via': 'svc_http' };
+      if (ctx.bearer) headers.authorization = `Bearer ${ctx.bearer}`;
+      const sendBody = method !== 'GET' && method !== 'DELETE' && input.body !== undefined;
+      if (sendBody) headers['content-type'] = 'application/json';
+      if (!ctx.app.inject) throw new SvcError('UPSTREAM_UNAVAILABLE', 'in-process dispatch is not available');
+      const res = await ctx.app.inject({ method, url: input.path + (qs ? `?${qs}` : ''), headers, payload: sendBody ? JSON.stringify(input.body) : undefined });
+      let body: unknown = res.body;
+      const ct = String(res.headers['content-type'] ?? '');
+      if (ct.includes('json')) { try { body = JSON.parse(res.body); } catch { /* keep text */ } }
+      return { ok: res.statusCode < 400, status: res.statusCode, contentType: ct, body };
+    },
+  }),
+];

@@ -1,0 +1,63 @@
+// Folders of filed receipts: every sealed call may name a folder.
+import { z } from 'zod';
+import { defineOp, type Operation } from './types.ts';
+import { SvcError } from '../core/errors.ts';
+import { assertMachineCaller } from '../services/identity.ts';
+
+export const operations: Operation[] = [
+  defineOp({
+    id: 'folders.list',
+    method: 'GET',
+    path: '/api/folders',
+    access: 'user',
+    scope: 'machine:read',
+    tag: 'folders',
+    summary: "The caller's folders with their receipt counts.",
+    input: z.strictObject({}),
+    async handler(_i, ctx) {
+      const { zid } = assertMachineCaller(ctx.caller);
+      const rows = await ctx.app.db.query<any>(
+        'SELECT folder, count(*)::int AS n, max(created_at) AS last FROM receipts WHERE zid = $1 GROUP BY folder ORDER BY folder', [zid]);
+      return { ok: true, folders: rows.map((r) => ({ name: r.folder, count: Number(r.n), lastAt: new Date(r.last).toISOString() })) };
+    },
+  }),
+  defineOp({
+    id: 'folders.receipts',
+    method: 'GET',
+    path: '/api/folders/:name/receipts',
+    access: 'user',
+    scope: 'machine:read',
+    tag: 'folders',
+    summary: 'The receipts filed in one of the caller\'s folders, newest first.',
+    input: z.strictObject({
+      name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'folder: 1-64 characters of A-Z a-z 0-9 . _ -'),
+      limit: z.number().int().min(1).max(200).default(50),
+      before: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe('chain seq cursor: receipts with a smaller seq'),
+    }),
+    async handler(input, ctx) {
+      const { zid } = assertMachineCaller(ctx.caller);
+      const rows = await ctx.app.db.query<any>(
+        `SELECT body, chain_seq FROM receipts WHERE zid = $1 AND folder = $2 AND ($3::bigint IS NULL OR chain_seq < $3::bigint)
+          ORDER BY chain_seq DESC LIMIT $4`, [zid, input.name, input.before ?? null, input.limit]);
+      const receipts = rows.map((r) => JSON.parse(r.body));
+      const next = rows.length === input.limit ? Number(rows[rows.length - 1].chain_seq) : null;
+      return { ok: true, folder: input.name, receipts, next };
+    },
+  }),
+  defineOp({
+    id: 'receipts.get',
+    method: 'GET',
+    path: '/api/receipts/:id',
+    access: 'user',
+    scope: 'machine:read',
+    tag: 'folders',
+    summary: 'One of the caller\'s sealed receipts by id.',
+    input: z.strictObject({ id: z.string().regex(/^rcpt_[0-9A-Z]{26}$/, 'a receipt id is rcpt_ followed by 26 characters') }),
+    async handler(input, ctx) {
+      const { zid } = assertMachineCaller(ctx.caller);
+      const rows = await ctx.app.db.query<any>('SELECT body FROM receipts WHERE id = $1 AND zid = $2', [input.id, zid]);
+      if (!rows.length) throw new SvcError('NOT_FOUND', 'receipt not found');
+      return JSON.parse(rows[0].body);
+    },
+  }),
+];

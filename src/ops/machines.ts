@@ -1,0 +1,102 @@
+// Identity operations (DESIGN §5): demo keys, machines, recovery, the caller's own machine.
+import { z } from 'zod';
+import { defineOp, type Operation } from './types.ts';
+import { SvcError } from '../core/errors.ts';
+import { isZid } from '../core/ids.ts';
+import { createMachine, mintDemoKey, rateLimit, recoverMachine, assertMachineCaller } from '../services/identity.ts';
+import { tokensLeft } from '../services/sealer.ts';
+
+const zidField = z.string().max(64);
+
+export function checkZid(zid: string): string {
+  if (!isZid(zid)) throw new SvcError('INVALID_ZID', "a ZID is 'Z' followed by 26 Crockford base32 characters");
+  return zid;
+}
+
+export const operations: Operation[] = [
+  defineOp({
+    id: 'demo-key.mint',
+    method: 'POST',
+    path: '/api/demo-key/mint',
+    access: 'public',
+    tag: 'machines',
+    summary: 'Mint a free demo key (svc_ak_demo_…); exchange it through svc_spin_up for a machine key.',
+    description: 'At most 10 per client address per hour.',
+    input: z.strictObject({}),
+    async handler(_input, ctx) {
+      const now = ctx.app.clock.now();
+      const out = await ctx.app.db.tx(async (q) => {
+        await rateLimit(q, `demo-mint:${ctx.ip}`, 10, 3600);
+        return mintDemoKey(q, ctx.app.config.demoTokens, now);
+      });
+      return { ok: true, ...out };
+    },
+  }),
+  defineOp({
+    id: 'machines.spin-up',
+    tool: 'svc_spin_up',
+    method: 'POST',
+    path: '/api/machines',
+    access: 'key',
+    allowDemo: true,
+    tag: 'machines',
+    summary: 'Provision a machine: unique ZID, audit chain, and an active svc_ak_ compute key on the free tier (each shown once).',
+    description: 'Needs a demo key (or a machine key) as bearer. Returns zid, slug, displayName, apiKey, recovery {equation, salt} and tier.',
+    input: z.strictObject({
+      displayName: z.string().trim().min(1).max(80).regex(/^[^\u0000-\u001f\u007f]*$/, 'no control characters').default('mcp-agent'),
+    }),
+    async handler(input, ctx) {
+      const now = ctx.app.clock.now();
+      const m = await ctx.app.db.tx(async (q) => {
+        await rateLimit(q, `spin-up:${ctx.caller!.keyHash}`, 20, 3600);
+        return createMachine(q, input.displayName, ctx.app.config.tokensPerDay, now);
+      });
+      return { ok: true, zid: m.zid, slug: m.slug, displayName: m.displayName, apiKey: m.apiKey, keyPrefix: m.keyPrefix, recovery: m.recovery, tier: m.tier };
+    },
+  }),
+  defineOp({
+    id: 'machines.recover',
+    method: 'POST',
+    path: '/api/machines/recover',
+    access: 'public',
+    tag: 'machines',
+    summary: 'Recover a machine with its recovery equation and salt: every key is revoked and a new one returned.',
+    input: z.strictObject({ zid: zidField, equation: z.string().min(1).max(512), salt: z.string().min(1).max(128) }),
+    async handler(input, ctx) {
+      checkZid(input.zid);
+      // failures are rate-limited per machine and per address
+      const out = await ctx.app.db.tx(async (q) => {
+        await rateLimit(q, `recover:${input.zid}`, 5, 900);
+        await rateLimit(q, `recover-ip:${ctx.ip}`, 20, 900);
+        return recoverMachine(q, input.zid, input.equation, input.salt);
+      });
+      if (!out) throw new SvcError('UNAUTHORIZED', 'the recovery material does not match');
+      ctx.app.keyCache.invalidateZid(input.zid);
+      return { ok: true, zid: input.zid, apiKey: out.apiKey, keyPrefix: out.keyPrefix };
+    },
+  }),
+  defineOp({
+    id: 'machines.me',
+    method: 'GET',
+    path: '/api/machines/me',
+    access: 'user',
+    scope: 'machine:read',
+    tag: 'machines',
+    summary: "The caller's machine: ZID, slug, tier, state, tokens left today and chain head.",
+    input: z.strictObject({}),
+    async handler(_input, ctx) {
+      const { zid } = assertMachineCaller(ctx.caller);
+      const [m] = await ctx.app.db.query<any>('SELECT zid, slug, display_name, tier, state, chain_seq, chain_head, created_at FROM machines WHERE zid = $1', [zid]);
+      if (!m) throw new SvcError('NOT_FOUND', 'machine not found');
+      const remaining = await tokensLeft(ctx.app.db, zid, ctx.app.config.tokensPerDay, ctx.app.clock.now());
+      return {
+        ok: true, zid: m.zid, slug: m.slug, displayName: m.display_name, tier: m.tier, state: m.state,
+        keyPrefix: ctx.caller!.keyPrefix,
+        mailbox: `${m.zid.toLowerCase()}@${ctx.app.config.mailDomain}`,
+        tokens: { remaining, perDay: ctx.app.config.tokensPerDay },
+        chain: { seq: Number(m.chain_seq), head: m.chain_head },
+        createdAt: new Date(m.created_at).toISOString(),
+      };
+    },
+  }),
+];

@@ -1,0 +1,231 @@
+// OAuth 2.1 and OpenID Connect for machines (issue 8). The flow and the rotation rules are in
+// src/hosting/oauth.ts; the signing key in src/services/keys.ts. Access tokens become callers of
+// their machine's `user` operations through the bearer resolver registered here.
+import { z } from 'zod';
+import { defineOp, type Operation, type RawReply } from './types.ts';
+import type { App } from '../app.ts';
+import { SvcError } from '../core/errors.ts';
+import { checkZid } from './machines.ts';
+import { rateLimit } from '../services/identity.ts';
+import { jwks } from '../services/keys.ts';
+import {
+  startAuthorization, approveAuthorization, exchangeCode, rotateRefreshToken, revokeToken, resolveAccessToken,
+  discoveryDocument, oauthError, rfcStyle, revokeGrant, type TokenSet,
+} from '../hosting/oauth.ts';
+
+const str = (max: number) => z.string().max(max);
+const clientId = z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
+const opaque = (max: number) => z.string().max(max).regex(/^[\x20-\x7e]*$/, 'printable ASCII');
+
+const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
+const json = (body: unknown, headers: Record<string, string> = {}): RawReply => ({
+  raw: true, status: 200, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, body: JSON.stringify(body),
+});
+const tokenReply = (t: TokenSet): RawReply => json({ ok: true, ...t }, NO_STORE);
+
+export function operations(app: App): Operation[] {
+  app.bearerResolvers.push((token, a) => resolveAccessToken(token, a));
+
+  return [
+    defineOp({
+      id: 'oauth.authorize',
+      method: 'GET',
+      path: '/api/oauth/authorize',
+      access: 'public',
+      tag: 'oauth',
+      summary: 'Entry point of the vault-issuance ceremony (OAuth 2.1 authorization code with PKCE S256).',
+      description: 'Without parameters (or with client_id alone) it describes the ceremony. With client_id, redirect_uri, response_type=code, code_challenge and code_challenge_method=S256 (state, scope and nonce optional) it records a pending request for 10 minutes and returns its requestId: the machine owner approves it with POST /api/oauth/authorize/approve, which yields the authorization code and the redirect URL. Common OpenID parameters (prompt, login_hint, max_age, ui_locales, display, acr_values, id_token_hint) are accepted and ignored.',
+      input: z.strictObject({
+        client_id: clientId.optional(),
+        redirect_uri: str(2000).regex(/^[^\u0000-\u001f\u007f]*$/, 'no control characters').optional(),
+        response_type: str(50).optional(),
+        code_challenge: str(200).optional(),
+        code_challenge_method: str(20).optional(),
+        state: opaque(500).optional(),
+        scope: str(1000).optional(),
+        nonce: opaque(500).optional(),
+        response_mode: str(20).optional(),
+        prompt: str(100).optional(),
+        login_hint: str(200).optional(),
+        max_age: str(20).optional(),
+        ui_locales: str(200).optional(),
+        display: str(20).optional(),
+        acr_values: str(200).optional(),
+        id_token_hint: str(4000).optional(),
+      }),
+      async handler(input, ctx) {
+        if (input.redirect_uri !== undefined || input.code_challenge !== undefined) {
+          await ctx.app.db.tx((q) => rateLimit(q, `oauth-authorize:${ctx.ip}`, 120, 600));
+        }
+        return startAuthorization(ctx.app, input);
+      },
+    }),
+    defineOp({
+      id: 'oauth.approve',
+      method: 'POST',
+      path: '/api/oauth/authorize/approve',
+      access: 'key',
+      tag: 'oauth',
+      summary: 'The machine owner approves (or denies) a pending authorization request with its API key; returns the authorization code and the redirect URL.',
+      description: 'The code is single-use, valid for 120 s, and bound to the client_id, redirect_uri and PKCE challenge of the request. The grant lives as long as the API key that approved it. An OAuth access token cannot approve.',
+      input: z.strictObject({ requestId: str(100), approve: z.boolean().default(true) }),
+      async handler(input, ctx) {
+        return approveAuthorization(ctx.app, ctx.caller!, input);
+      },
+    }),
+    defineOp({
+      id: 'oauth.token',
+      method: 'POST',
+      path: '/api/oauth/token',
+      access: 'public',
+      tag: 'oauth',
+      summary: 'Token endpoint (RFC 6749 §3.2; form-encoded or JSON): grant_type=authorization_code with code_verifier, or grant_type=refresh_token (rotation).',
+      description: 'Public clients only (token_endpoint_auth_method none): client_id identifies the client. Answers {access_token, token_type: Bearer, expires_in, refresh_token, id_token, scope} with Cache-Control: no-store; errors carry the RFC 6749 error value in `error` and the stable `code` (INVALID_GRANT, INVALID_INPUT, ZID_NOT_LINKED).',
+      input: z.strictObject({
+        grant_type: str(100).optional(),
+        code: str(200).optional(),
+        redirect_uri: str(2000).optional(),
+        code_verifier: str(200).optional(),
+        client_id: clientId.optional(),
+        client_secret: str(500).optional(),
+        refresh_token: str(200).optional(),
+        scope: str(1000).optional(),
+        zid: str(64).optional(),
+        resource: str(2000).optional(),
+      }),
+      async handler(input, ctx) {
+        try {
+          if (input.grant_type === 'authorization_code') return tokenReply(await exchangeCode(ctx.app, input));
+          if (input.grant_type === 'refresh_token') {
+            if (input.zid !== undefined) checkZid(input.zid);
+            return tokenReply(await rotateRefreshToken(ctx.app, input));
+          }
+          if (input.grant_type === undefined) throw oauthError('INVALID_INPUT', 'invalid_request', 'grant_type is required');
+          throw oauthError('INVALID_INPUT', 'unsupported_grant_type', "grant_type must be 'authorization_code' or 'refresh_token'");
+        } catch (e) {
+          throw rfcStyle(e);
+        }
+      },
+    }),
+    defineOp({
+      id: 'oauth.refresh',
+      method: 'POST',
+      path: '/api/oauth/refresh',
+      access: 'public',
+      tag: 'oauth',
+      summary: 'Rotate a refresh token: the old one is revoked and a new access token, refresh token and id_token are minted.',
+      description: 'JSON {refresh_token, zid?} (refreshToken also accepted), or the RFC 6749 form grant_type=refresh_token&refresh_token=…. A token in oauth_tokens_revoked is refused; presenting an already rotated token revokes every token of its grant (RFC 9700 §4.14). Errors are 400: INVALID_INPUT (missing or malformed field), INVALID_ZID (malformed zid), ZID_NOT_LINKED (the token belongs to another machine), INVALID_GRANT (unknown, revoked, reused or expired token).',
+      input: z.strictObject({
+        refresh_token: str(200).optional(),
+        refreshToken: str(200).optional(),
+        zid: str(64).optional(),
+        grant_type: str(100).optional(),
+        client_id: clientId.optional(),
+        scope: str(1000).optional(),
+      }),
+      async handler(input, ctx) {
+        if (input.grant_type !== undefined && input.grant_type !== 'refresh_token') {
+          throw oauthError('INVALID_INPUT', 'unsupported_grant_type', "grant_type must be 'refresh_token' here");
+        }
+        if (input.refresh_token !== undefined && input.refreshToken !== undefined && input.refresh_token !== input.refreshToken) {
+          throw oauthError('INVALID_INPUT', 'invalid_request', 'refresh_token and refreshToken differ');
+        }
+        if (input.zid !== undefined) checkZid(input.zid);
+        const t = await rotateRefreshToken(ctx.app, { ...input, refresh_token: input.refresh_token ?? input.refreshToken });
+        return tokenReply(t);
+      },
+    }),
+    defineOp({
+      id: 'oauth.revoke',
+      method: 'POST',
+      path: '/api/oauth/revoke',
+      access: 'public',
+      tag: 'oauth',
+      summary: 'Token revocation (RFC 7009; form-encoded or JSON {token, token_type_hint?}). A refresh token ends its whole grant; an access token is revoked alone. Unknown tokens still answer 200.',
+      input: z.strictObject({
+        token: str(200).optional(),
+        token_type_hint: str(50).optional(),
+        client_id: clientId.optional(),
+        client_secret: str(500).optional(),
+      }),
+      async handler(input, ctx) {
+        try {
+          const r = await revokeToken(ctx.app, input);
+          return json({ ok: true, revoked: r.revoked }, NO_STORE);
+        } catch (e) {
+          throw rfcStyle(e);
+        }
+      },
+    }),
+    defineOp({
+      id: 'oauth.grants',
+      method: 'GET',
+      path: '/api/oauth/grants',
+      access: 'key',
+      tag: 'oauth',
+      summary: "The caller machine's OAuth grants (client, scope, created, revoked).",
+      input: z.strictObject({}),
+      async handler(_input, ctx) {
+        const zid = ctx.caller!.zid;
+        if (!zid) throw new SvcError('FORBIDDEN', 'a machine key is required');
+        const rows = await ctx.app.db.query<any>(
+          'SELECT id, client_id, scope, created_at, revoked_at, revoke_reason FROM oauth_families WHERE zid = $1 ORDER BY created_at DESC LIMIT 200', [zid]);
+        return {
+          ok: true,
+          grants: rows.map((r) => ({ id: r.id, clientId: r.client_id, scope: r.scope, createdAt: new Date(r.created_at).toISOString(), revokedAt: r.revoked_at ? new Date(r.revoked_at).toISOString() : null, revokeReason: r.revoke_reason })),
+        };
+      },
+    }),
+    defineOp({
+      id: 'oauth.grants.revoke',
+      method: 'DELETE',
+      path: '/api/oauth/grants/:id',
+      access: 'key',
+      tag: 'oauth',
+      summary: 'Log a client out: revoke one of the caller machine\'s grants and every token minted from it. Another machine\'s grant is 404.',
+      input: z.strictObject({ id: str(100) }),
+      async handler(input, ctx) {
+        const zid = ctx.caller!.zid;
+        if (!zid) throw new SvcError('FORBIDDEN', 'a machine key is required');
+        await revokeGrant(ctx.app, zid, input.id);
+        return { ok: true, id: input.id, revoked: true };
+      },
+    }),
+    defineOp({
+      id: 'oauth.jwks',
+      method: 'GET',
+      path: '/.well-known/jwks.json',
+      access: 'public',
+      tag: 'oauth',
+      summary: "The node's public signing keys (JWKS): id_tokens and v3 receipts verify against them.",
+      input: z.strictObject({}),
+      async handler(_input, ctx) {
+        return json(await jwks(ctx.app), { 'cache-control': 'public, max-age=300' });
+      },
+    }),
+    defineOp({
+      id: 'oauth.openid-configuration',
+      method: 'GET',
+      path: '/.well-known/openid-configuration',
+      access: 'public',
+      tag: 'oauth',
+      summary: 'OpenID Connect discovery document (issuer = the node\'s base URL).',
+      input: z.strictObject({}),
+      async handler(_input, ctx) {
+        return json(discoveryDocument(ctx.app), { 'cache-control': 'public, max-age=300' });
+      },
+    }),
+    defineOp({
+      id: 'oauth.authorization-server',
+      method: 'GET',
+      path: '/.well-known/oauth-authorization-server',
+      access: 'public',
+      tag: 'oauth',
+      summary: 'OAuth 2.0 authorization server metadata (RFC 8414); the same document as openid-configuration.',
+      input: z.strictObject({}),
+      async handler(_input, ctx) {
+        return json(discoveryDocument(ctx.app), { 'cache-control': 'public, max-age=300' });
+      },
+    }),
+  ];
+}

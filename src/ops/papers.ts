@@ -1,0 +1,88 @@
+// Literature operations (issue 9): svc_paper_search and svc_paper_fetch over the six sources
+// in src/papers/, plus a read-only list of the sources and how this node reaches them.
+// Both tools are public (no key). GET keeps them cacheable and lets a browser try them:
+//   GET /api/papers/search?q=…&sources=preprint,doi-registry&limit=10
+//   GET /api/papers/fetch?id=doi:10.1371/journal.pone.0033693
+// (the id travels in the query string because DOIs contain '/').
+import { z } from 'zod';
+import type { App } from '../app.ts';
+import { storeCache } from '../papers/cache.ts';
+import { fetchPaper, LIMIT_DEFAULT, LIMIT_MAX, makeHttpClient, papersConfigFrom, searchPapers, type PapersConfig, type PapersDeps } from '../papers/service.ts';
+import { MAX_ID_LENGTH } from '../papers/ids.ts';
+import { DEFAULT_SOURCES, SOURCE_INFO, SOURCES } from '../papers/sources.ts';
+import type { HttpClient } from '../papers/http.ts';
+import { defineOp, type OpContext, type Operation } from './types.ts';
+
+const perApp = new WeakMap<App, { cfg: PapersConfig; http: HttpClient }>();
+
+function depsFor(ctx: OpContext): PapersDeps {
+  const app = ctx.app;
+  let d = perApp.get(app);
+  if (!d) {
+    const cfg = papersConfigFrom(app.config, app.version);
+    d = { cfg, http: makeHttpClient(cfg, { cache: storeCache(app.db, app.clock) }) };
+    perApp.set(app, d);
+  }
+  return { cfg: d.cfg, http: d.http, now: () => app.clock.now(), signal: ctx.signal };
+}
+
+const sourceEnum = z.enum(SOURCES);
+
+export const operations: Operation[] = [
+  defineOp({
+    id: 'papers.search',
+    tool: 'svc_paper_search',
+    method: 'GET',
+    path: '/api/papers/search',
+    access: 'public',
+    tag: 'papers',
+    summary: 'Search six literature sources (preprint, open-catalogue, doi-registry, biomedical-index, semantic-index, bio-preprint) and get deduplicated records.',
+    description: `Fans out to the chosen sources in parallel (default: ${DEFAULT_SOURCES.join(', ')}), each under its own deadline; merges the same work found by several sources (same DOI, or same normalised title and year) and ranks by reciprocal rank fusion. Each record has a canonical id 'scheme:local' (doi, pmid, arxiv, biorxiv, openalex, s2), title, authors, date, venue, an abstract snippet, its ids in other schemes and the sources that had it. 'sources' in the answer gives each source's status (ok, timeout, error, skipped: needs key); 503 only when no chosen source answered.`,
+    input: z.strictObject({
+      q: z.string().min(1).max(500).describe('free-text query'),
+      sources: z.array(sourceEnum).min(1).max(SOURCES.length).optional().describe(`sources to ask (default ${DEFAULT_SOURCES.join(', ')})`),
+      limit: z.number().int().min(1).max(LIMIT_MAX).default(LIMIT_DEFAULT).describe('records to return'),
+    }),
+    async handler(input, ctx) {
+      return searchPapers({ q: input.q, sources: input.sources, limit: input.limit }, depsFor(ctx));
+    },
+  }),
+  defineOp({
+    id: 'papers.fetch',
+    tool: 'svc_paper_fetch',
+    method: 'GET',
+    path: '/api/papers/fetch',
+    access: 'public',
+    tag: 'papers',
+    summary: "Fetch one literature record by canonical id 'scheme:local' (doi:, pmid:, arxiv:, biorxiv:, openalex:, s2:), with the full abstract.",
+    description: 'The id is routed to the sources that can resolve it (a DOI to doi-registry, and to every other source that knows DOIs); ids learned on the way (a PMID, an arXiv id) are asked of the remaining sources, and everything found is merged into one record. 400 for a malformed id, 404 when no source knows it, 503 when none could be reached.',
+    input: z.strictObject({
+      id: z.string().min(1).max(MAX_ID_LENGTH).describe("canonical id 'scheme:local', for example doi:10.1371/journal.pone.0033693, pmid:30939045, arxiv:1707.08567"),
+    }),
+    async handler(input, ctx) {
+      return fetchPaper(input.id, depsFor(ctx));
+    },
+  }),
+  defineOp({
+    id: 'papers.sources',
+    method: 'GET',
+    path: '/api/papers/sources',
+    access: 'public',
+    tag: 'papers',
+    summary: 'The six literature sources: the service behind each neutral name, whether it needs a key, and whether this node has one configured.',
+    input: z.strictObject({}),
+    async handler(_input, ctx) {
+      const { cfg } = depsFor(ctx);
+      return {
+        ok: true,
+        defaultSources: DEFAULT_SOURCES,
+        sources: SOURCE_INFO.map((s) => ({
+          ...s,
+          keyConfigured: !!cfg.keys[s.source],
+          // whether an operator pointed the source elsewhere (the address itself stays private)
+          customUrl: cfg.urls[s.source] !== s.defaultUrl,
+        })),
+      };
+    },
+  }),
+];

@@ -1,0 +1,56 @@
+// Discovers every operation: each module in src/ops/ that exports `operations` (an array, or a
+// function of the app returning one), plus the sealed solver operations the engine derives from
+// src/solvers/. Tools are ordered as the spec lists them.
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { App } from '../app.ts';
+import type { Operation } from './types.ts';
+import { solverOperations } from '../solvers/engine.ts';
+
+export const SPEC_TOOL_ORDER = [
+  'svc_protect', 'svc_api_catalog', 'svc_http', 'svc_spin_up', 'svc_contract_generate', 'svc_contract_templates',
+  'svc_contract_deploy', 'svc_contract_list', 'svc_contract_get', 'svc_contract_fire', 'svc_observer', 'svc_publish_page',
+  'svc_mail_html', 'svc_compute', 'svc_list_operators', 'svc_paper_search', 'svc_paper_fetch', 'svc_domain_match',
+  'svc_science_domains', 'svc_find_operator', 'svc_pulse', 'svc_verify', 'svc_lattice', 'svc_shift', 'svc_field_status',
+  'svc_solve', 'svc_multibody', 'svc_evolve', 'svc_action', 'svc_heat', 'svc_lorenz', 'svc_wave', 'svc_flow',
+  'svc_fracture', 'svc_react', 'svc_epi', 'svc_quant', 'svc_zeta', 'svc_sat', 'svc_gauge', 'svc_fea', 'svc_grid',
+  'svc_device', 'svc_opt', 'svc_climate', 'svc_unified', 'svc_dock', 'svc_buckling', 'svc_acoustic', 'svc_schrodinger',
+  'svc_tumor', 'svc_lotka', 'svc_kalman', 'svc_auto', 'svc_stream', 'svc_closedform', 'svc_reactor',
+];
+
+const SKIP = new Set(['types.ts', 'registry.ts']);
+
+export async function loadOperations(app: App): Promise<Operation[]> {
+  const dir = dirname(fileURLToPath(import.meta.url));
+  const files = readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !SKIP.has(f)).sort();
+  const ops: Operation[] = [];
+  for (const f of files) {
+    const mod = await import(pathToFileURL(join(dir, f)).href);
+    if (!('operations' in mod)) continue;
+    const list = typeof mod.operations === 'function' ? await mod.operations(app) : mod.operations;
+    ops.push(...list);
+  }
+  ops.push(...(await solverOperations(app)));
+  const seenTools = new Set<string>();
+  const seenRoutes = new Set<string>();
+  for (const op of ops) {
+    if (op.tool) {
+      if (seenTools.has(op.tool)) throw new Error(`duplicate tool ${op.tool}`);
+      seenTools.add(op.tool);
+    }
+    const route = `${op.method} ${op.path}`;
+    if (seenRoutes.has(route)) throw new Error(`duplicate route ${route}`);
+    seenRoutes.add(route);
+  }
+  return ops.sort(compareOps);
+}
+
+function compareOps(a: Operation, b: Operation): number {
+  const ia = a.tool ? SPEC_TOOL_ORDER.indexOf(a.tool) : -1;
+  const ib = b.tool ? SPEC_TOOL_ORDER.indexOf(b.tool) : -1;
+  const ka = ia === -1 ? (a.tool ? 1000 : 2000) : ia;
+  const kb = ib === -1 ? (b.tool ? 1000 : 2000) : ib;
+  if (ka !== kb) return ka - kb;
+  return (a.path + a.method).localeCompare(b.path + b.method);
+}

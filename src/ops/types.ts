@@ -1,0 +1,85 @@
+// One declaration per operation (DESIGN §4). From an Operation the node derives the Fastify
+// route, the MCP tool (when `tool` is set), the OpenAPI path and the svc_api_catalog entry.
+// MCP arguments and the HTTP JSON body are the same object.
+import type { z } from 'zod';
+import type { App } from '../app.ts';
+
+export type Access = 'public' | 'user' | 'key' | 'admin';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface Caller {
+  kind: 'machine' | 'demo' | 'oauth' | 'admin';
+  /** the machine this credential belongs to (null for demo keys and the admin key) */
+  zid: string | null;
+  /** `svc_ak_` plus the key's first 8 characters after it (DESIGN §5); signs seals */
+  keyPrefix: string;
+  /** SHA-256 of the credential, to revoke or to look up */
+  keyHash: string;
+  /** OAuth scopes (oauth callers only) */
+  scopes?: string[];
+}
+
+export interface OpContext {
+  app: App;
+  caller: Caller | null;
+  /** the raw bearer credential, forwarded by svc_http */
+  bearer: string | null;
+  /** aborted when the client goes away or the operation's time budget ends */
+  signal: AbortSignal;
+  requestId: string;
+  /** client address (rate limits) */
+  ip: string;
+  /** 'http' or 'mcp' */
+  via: 'http' | 'mcp';
+  /** the HTTP request's headers (lower-case names); for MCP, those of the request that carried the call */
+  headers: Record<string, string | string[] | undefined>;
+  /** progress notifications (MCP with a progressToken); a no-op otherwise */
+  progress: (progress: number, total?: number, message?: string) => void;
+  /** MCP session id when called over MCP with a session */
+  mcpSessionId?: string;
+  /** send a JSON-RPC notification to the MCP session that made the call (if any) */
+  notify?: (method: string, params: Record<string, unknown>) => Promise<void>;
+}
+
+/** A handler may return this to answer with something other than JSON (HTML, SSE, raw text).
+ * Operations that return it must not be tools. */
+export interface RawReply {
+  raw: true;
+  status?: number;
+  headers?: Record<string, string>;
+  body: string | Buffer | NodeJS.ReadableStream;
+}
+
+export interface Operation<S extends z.ZodType = z.ZodType> {
+  /** stable internal id, 'area.verb' */
+  id: string;
+  /** MCP tool name, when this operation is also a tool */
+  tool?: string;
+  method: HttpMethod;
+  /** Fastify path syntax: '/api/folders/:name/receipts' */
+  path: string;
+  access: Access;
+  /** a demo key (svc_ak_demo_) may call it although access is 'key' or 'user' */
+  allowDemo?: boolean;
+  /** OAuth scope an access token needs for a 'user' operation */
+  scope?: string;
+  /** compute tokens one call costs (informational: charging happens in the seal) */
+  cost?: number | string;
+  /** input schema (zod 4); use z.strictObject so unknown fields are refused */
+  input: S;
+  summary: string;
+  description?: string;
+  /** area for grouping in OpenAPI/catalog: 'seal', 'machines', 'solvers', ... */
+  tag: string;
+  /** maximum request body in bytes (default 1 MiB) */
+  bodyLimit?: number;
+  /** JSON Schema of the input when it cannot be derived from `input` (preprocessed schemas) */
+  jsonSchema?: Record<string, unknown>;
+  /** hidden from svc_api_catalog and OpenAPI (never used for public operations) */
+  hidden?: boolean;
+  handler(input: z.infer<S>, ctx: OpContext): Promise<unknown>;
+}
+
+export function defineOp<S extends z.ZodType>(op: Operation<S>): Operation<S> {
+  return op;
+}

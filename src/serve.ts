@@ -1,0 +1,26 @@
+import { createApp } from './app.ts';
+import { buildHttp } from './http/server.ts';
+
+/** Starts the node and listens; SIGTERM/SIGINT drain in-flight requests, then close. */
+export async function serve(env: Record<string, string | undefined> = process.env) {
+  const app = await createApp({ env });
+  const http = await buildHttp(app, { logger: env.SVC_LOG !== '0' });
+  await http.listen({ port: app.config.port, host: app.config.host });
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    http.log.info({ signal }, 'shutting down: draining in-flight requests');
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    try {
+      await http.close();
+      await app.close();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  return { app, http };
+}

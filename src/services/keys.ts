@@ -1,0 +1,128 @@
+// The node's asymmetric signing key (Ed25519, JOSE alg "EdDSA", RFC 8037), shared through the
+// database so that every node on one PostgreSQL signs with the same key and publishes the same
+// JWKS. Used for OAuth id_tokens and v3 receipt signatures.
+//
+// At rest the private key (PKCS#8 DER) is sealed with AES-256-GCM under
+//   K = HKDF-SHA256(ikm = master secret, salt = "svc-keys", info = "svc-signing-key", 32 bytes)
+// (RFC 5869), a fresh 96-bit IV per key and the kid as additional authenticated data, stored as
+// "v1.<iv>.<tag>.<ciphertext>" (base64url). The kid is the RFC 7638 JWK thumbprint of the public key.
+//
+// Creation is race-free across nodes: each node that finds no primary key generates a candidate,
+// INSERTs it with ON CONFLICT (slot) DO NOTHING, then SELECTs the primary: exactly one candidate
+// wins and everyone reads the winner.
+import { createCipheriv, createDecipheriv, createPrivateKey, createPublicKey, generateKeyPairSync, hkdfSync, randomBytes, sign as cryptoSign, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+import { calculateJwkThumbprint, type JWK } from 'jose';
+import type { App } from '../app.ts';
+import type { Queryable } from '../store/db.ts';
+
+export const SIGNING_ALG = 'EdDSA';
+export const SIGNING_CURVE = 'Ed25519';
+const PRIMARY = 'primary';
+const ENC_VERSION = 'v1';
+
+export interface SigningKey {
+  kid: string;
+  alg: 'EdDSA';
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+  /** the public JWK as published in the JWKS ({kty, crv, x, kid, alg, use}) */
+  publicJwk: JWK;
+}
+
+/** The at-rest wrapping key: HKDF-SHA256 of the master secret. */
+export function wrappingKey(masterSecret: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', masterSecret, Buffer.from('svc-keys'), Buffer.from('svc-signing-key'), 32));
+}
+
+export function encryptPrivateKey(masterSecret: Buffer, kid: string, pkcs8Der: Buffer): string {
+  const iv = randomBytes(12);
+  const c = createCipheriv('aes-256-gcm', wrappingKey(masterSecret), iv);
+  c.setAAD(Buffer.from(kid));
+  const ct = Buffer.concat([c.update(pkcs8Der), c.final()]);
+  return [ENC_VERSION, iv.toString('base64url'), c.getAuthTag().toString('base64url'), ct.toString('base64url')].join('.');
+}
+
+export function decryptPrivateKey(masterSecret: Buffer, kid: string, sealed: string): Buffer {
+  const [v, iv, tag, ct] = sealed.split('.');
+  if (v !== ENC_VERSION || !iv || !tag || !ct) throw new Error('signing key: unknown at-rest format');
+  const d = createDecipheriv('aes-256-gcm', wrappingKey(masterSecret), Buffer.from(iv, 'base64url'));
+  d.setAAD(Buffer.from(kid));
+  d.setAuthTag(Buffer.from(tag, 'base64url'));
+  try {
+    return Buffer.concat([d.update(Buffer.from(ct, 'base64url')), d.final()]);
+  } catch {
+    throw new Error('signing key: cannot decrypt the stored private key; this node\'s master secret (SVC_SEAL_SECRET) differs from the one that created it');
+  }
+}
+
+async function candidate(masterSecret: Buffer): Promise<{ kid: string; publicJwk: JWK; privateEnc: string }> {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const jwk = publicKey.export({ format: 'jwk' }) as JWK;
+  const kid = await calculateJwkThumbprint({ kty: jwk.kty!, crv: jwk.crv!, x: jwk.x! }, 'sha256');
+  const publicJwk: JWK = { kty: jwk.kty, crv: jwk.crv, x: jwk.x, kid, alg: SIGNING_ALG, use: 'sig' };
+  const der = privateKey.export({ format: 'der', type: 'pkcs8' }) as Buffer;
+  return { kid, publicJwk, privateEnc: encryptPrivateKey(masterSecret, kid, der) };
+}
+
+function fromRow(masterSecret: Buffer, row: { kid: string; public_jwk: string; private_enc: string }): SigningKey {
+  const der = decryptPrivateKey(masterSecret, row.kid, row.private_enc);
+  const privateKey = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
+  const publicJwk = JSON.parse(row.public_jwk) as JWK;
+  const publicKey = createPublicKey({ key: publicJwk as any, format: 'jwk' });
+  // the stored public half must be the private key's own
+  const derived = createPublicKey(privateKey).export({ format: 'jwk' }) as JWK;
+  if (derived.x !== publicJwk.x) throw new Error('signing key: stored public key does not match the private key');
+  return { kid: row.kid, alg: SIGNING_ALG, privateKey, publicKey, publicJwk };
+}
+
+/** Reads the primary key, creating it (race-free) when there is none. No caching. */
+export async function loadOrCreateSigningKey(q: Queryable, masterSecret: Buffer): Promise<SigningKey> {
+  const select = () => q.query<any>('SELECT kid, public_jwk, private_enc FROM signing_keys WHERE slot = $1', [PRIMARY]);
+  let rows = await select();
+  if (!rows.length) {
+    const c = await candidate(masterSecret);
+    await q.query(
+      `INSERT INTO signing_keys (kid, slot, alg, public_jwk, private_enc) VALUES ($1,$2,$3,$4,$5) ON CONFLICT DO NOTHING`,
+      [c.kid, PRIMARY, SIGNING_ALG, JSON.stringify(c.publicJwk), c.privateEnc]);
+    rows = await select();
+  }
+  if (!rows.length) throw new Error('signing key: no primary key after insert');
+  return fromRow(masterSecret, rows[0]);
+}
+
+const cache = new WeakMap<App, Promise<SigningKey>>();
+
+/** The node's signing key: {kid, alg, privateKey, publicKey, publicJwk}. Loaded once per app. */
+export function getSigningKey(app: App): Promise<SigningKey> {
+  let p = cache.get(app);
+  if (!p) {
+    p = loadOrCreateSigningKey(app.db, app.config.sealSecret);
+    p.catch(() => cache.delete(app));
+    cache.set(app, p);
+  }
+  return p;
+}
+
+/** The JSON Web Key Set of every signing key this database holds (primary and retired). */
+export async function jwks(app: App): Promise<{ keys: JWK[] }> {
+  await getSigningKey(app);
+  const rows = await app.db.query<{ public_jwk: string }>('SELECT public_jwk FROM signing_keys ORDER BY (slot IS NULL), created_at DESC, kid');
+  return { keys: rows.map((r) => JSON.parse(r.public_jwk)) };
+}
+
+/** An Ed25519 signature over bytes (for v3 receipts: the RFC 8785 canonical JSON). */
+export async function signBytes(app: App, data: Buffer | string): Promise<{ kid: string; alg: 'EdDSA'; signature: string }> {
+  const k = await getSigningKey(app);
+  const sig = cryptoSign(null, typeof data === 'string' ? Buffer.from(data) : data, k.privateKey);
+  return { kid: k.kid, alg: SIGNING_ALG, signature: sig.toString('base64url') };
+}
+
+/** Verifies a signature made by signBytes against a public JWK. */
+export function verifyBytes(publicJwk: JWK, data: Buffer | string, signatureB64url: string): boolean {
+  try {
+    const key = createPublicKey({ key: publicJwk as any, format: 'jwk' });
+    return cryptoVerify(null, typeof data === 'string' ? Buffer.from(data) : data, key, Buffer.from(signatureB64url, 'base64url'));
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,238 @@
+// The seal path (DESIGN §5, §7, §8): charge tokens → pulse → proof → receipt → chain, in one
+// transaction. `Sealer.seal(job)` queues jobs and commits them in groups (group commit): each
+// flush takes every job waiting, locks the machines involved (in zid order, no deadlocks),
+// charges each job in arrival order until a machine's tokens run out (the rest are refused with
+// QUOTA_EXCEEDED and nothing is written for them), then writes receipts and chain entries with
+// one multi-row INSERT each. `sealInTx` does the same for one job inside a transaction the
+// caller already holds (contract fires: state change, receipt and chain entry commit together).
+import { SvcError } from '../core/errors.ts';
+import { pulseAt, type Clock } from '../core/clock.ts';
+import { computeProof, deriveProofKey } from '../core/seal.ts';
+import { ulid } from '../core/ids.ts';
+import type { Db, Queryable } from '../store/db.ts';
+import { buildEntries, insertEntries, payloadHash } from './chain.ts';
+import { canonicalJson } from '../core/canonical.ts';
+import { sign as ed25519Sign, type KeyObject } from 'node:crypto';
+
+/** The Ed25519 key that signs v3 receipts (DESIGN §7: RFC 8785 canonical JSON of the receipt). */
+export interface ReceiptSigner { kid: string; privateKey: KeyObject }
+
+/** Signs a sealed response: an Ed25519 signature over the canonical JSON of everything but
+ * `signature` itself. Verify offline with the node's JWKS (see src/services/receipt.ts). */
+export function signReceipt(signer: ReceiptSigner, response: Record<string, unknown>): { v: 3; alg: 'EdDSA'; kid: string; sig: string } {
+  const { signature: _ignored, ...unsigned } = response;
+  const sig = ed25519Sign(null, Buffer.from(canonicalJson(unsigned)), signer.privateKey).toString('base64url');
+  return { v: 3, alg: 'EdDSA', kid: signer.kid, sig };
+}
+
+export interface SealJob {
+  zid: string;
+  keyPrefix: string;
+  solver: string;
+  domain: string;
+  method: string;
+  /** operator ids of the chain, KO42 first */
+  operators: string[];
+  /** sum of operator weights S (1 when normalised) */
+  S?: number;
+  version: 1 | 2;
+  /** physics value (v2 signs it with the unit) */
+  value?: number | null;
+  unit?: string;
+  /** extra response fields, in order: result, series, precision, stability, clamped, seed, … */
+  body?: Record<string, unknown>;
+  folder?: string;
+  cost: number;
+  /** chain entry kind (default 'seal') */
+  kind?: string;
+  /** fixed instant (lattice nodes share one; stream ticks use their own) */
+  t?: number;
+  phaseOffset?: number;
+}
+
+export type SealedResponse = Record<string, unknown> & {
+  ok: true;
+  svcProof: string;
+  receipt: { id: string; version: number; issuedAt: string; folder: string; chain: { seq: number; hash: string } };
+};
+
+export const DEFAULT_FOLDER = 'default';
+
+export function utcDay(tSeconds: number): string {
+  return new Date(tSeconds * 1000).toISOString().slice(0, 10);
+}
+
+export class Sealer {
+  readonly proofKey: Buffer;
+  private queue: { job: SealJob; resolve: (r: SealedResponse) => void; reject: (e: unknown) => void }[] = [];
+  private flushing = false;
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly tokensPerDay: number;
+  /** tokens left per machine as of this node's last seal (never below the truth within a day:
+   * tokens only fall), used to refuse early without a query; the seal transaction decides */
+  private hints = new Map<string, { day: string; left: number }>();
+  /** signs every receipt (v3) when set; the app sets it at start-up */
+  signer: ReceiptSigner | null = null;
+  /** hooks run after a commit with the sealed responses (observer fan-out) */
+  onSealed: ((zid: string, response: SealedResponse) => void)[] = [];
+
+  constructor(opts: { db: Db; clock: Clock; masterSecret: Buffer; tokensPerDay: number }) {
+    this.db = opts.db;
+    this.clock = opts.clock;
+    this.tokensPerDay = opts.tokensPerDay;
+    this.proofKey = deriveProofKey(opts.masterSecret);
+  }
+
+  seal(job: SealJob): Promise<SealedResponse> {
+    validateJob(job);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ job, resolve, reject });
+      if (!this.flushing) {
+        this.flushing = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.queue.length) {
+      const batch = this.queue.splice(0, 512);
+      try {
+        const outcomes = await this.db.tx((q) => sealWithin(q, this, batch.map((b) => b.job)));
+        const day = utcDay(this.clock.now());
+        outcomes.forEach((o, i) => {
+          const tokens = o instanceof Error ? (o.details?.tokens as any) : (o as any).tokens;
+          if (tokens && typeof tokens.remaining === 'number') this.hints.set(batch[i].job.zid, { day, left: tokens.remaining });
+        });
+        if (this.hints.size > 100_000) this.hints.clear();
+        outcomes.forEach((o, i) => {
+          if (o instanceof Error) batch[i].reject(o);
+          else {
+            batch[i].resolve(o);
+            for (const h of this.onSealed) { try { h(batch[i].job.zid, o); } catch { /* observers never break a seal */ } }
+          }
+        });
+      } catch (e) {
+        for (const b of batch) b.reject(e);
+      }
+    }
+    this.flushing = false;
+  }
+
+  /** Seals one job inside a transaction the caller holds. Throws QUOTA_EXCEEDED if short. */
+  async sealInTx(q: Queryable, job: SealJob): Promise<SealedResponse> {
+    validateJob(job);
+    const [o] = await sealWithin(q, this, [job]);
+    if (o instanceof Error) throw o;
+    return o;
+  }
+
+  /** tokens left today if this node knows (an upper bound), else null */
+  tokensHint(zid: string): number | null {
+    const h = this.hints.get(zid);
+    if (!h || h.day !== utcDay(this.clock.now())) return null;
+    return h.left;
+  }
+
+  now(): number { return this.clock.now(); }
+  dailyTokens(): number { return this.tokensPerDay; }
+}
+
+function validateJob(job: SealJob): void {
+  if (job.version === 2 && (typeof job.value !== 'number' || !Number.isFinite(job.value))) {
+    throw new SvcError('UNSTABLE', 'a non-finite value is never sealed', { details: { value: null } });
+  }
+}
+
+function quotaError(remaining: number, cost: number, tNow: number): SvcError {
+  const nextDay = Math.ceil((tNow + 1) / 86400) * 86400;
+  const retry = Math.max(1, Math.ceil(nextDay - tNow));
+  return new SvcError('QUOTA_EXCEEDED', `not enough compute tokens: ${remaining} left, ${cost} needed; the allowance renews at 00:00 UTC`, {
+    details: { tokens: { cost, remaining } },
+    headers: { 'Retry-After': String(retry) },
+  });
+}
+
+async function sealWithin(q: Queryable, sealer: Sealer, jobs: SealJob[]): Promise<(SealedResponse | SvcError)[]> {
+  const tNow = sealer.now();
+  const today = utcDay(tNow);
+  const zids = [...new Set(jobs.map((j) => j.zid))].sort();
+  const rows = await q.query<{ zid: string; tokens_day: string; tokens_left: number; chain_seq: number; chain_head: string }>(
+    'SELECT zid, tokens_day, tokens_left, chain_seq, chain_head FROM machines WHERE zid = ANY($1::text[]) ORDER BY zid FOR UPDATE',
+    [zids],
+  );
+  const state = new Map(rows.map((r) => [r.zid, {
+    left: r.tokens_day === today ? Number(r.tokens_left) : sealer.dailyTokens(),
+    seq: Number(r.chain_seq),
+    head: r.chain_head,
+    entries: [] as ReturnType<typeof buildEntries>,
+  }]));
+  const issuedAt = new Date(tNow * 1000).toISOString();
+  const outcomes: (SealedResponse | SvcError)[] = [];
+  const receiptRows: unknown[][] = [];
+  for (const job of jobs) {
+    const m = state.get(job.zid);
+    if (!m) { outcomes.push(new SvcError('UNAUTHORIZED', 'the machine of this key no longer exists')); continue; }
+    if (m.left < job.cost) { outcomes.push(quotaError(m.left, job.cost, tNow)); continue; }
+    m.left -= job.cost;
+    const t = job.t ?? tNow;
+    const pulse = pulseAt(t, job.S ?? 1, job.phaseOffset ?? 0);
+    const proofFields = {
+      operatorIds: job.operators, R_t: pulse.R_t, svcond: pulse.svcond, keyPrefix: job.keyPrefix,
+      ...(job.version === 2 ? { value: job.value as number, unit: job.unit ?? '' } : {}),
+    };
+    const svcProof = computeProof(sealer.proofKey, proofFields);
+    const id = 'rcpt_' + ulid(Math.floor(tNow * 1000));
+    const folder = job.folder ?? DEFAULT_FOLDER;
+    const unsigned: Record<string, unknown> = {
+      ok: true,
+      solver: job.solver,
+      domain: job.domain,
+      method: job.method,
+      value: job.value ?? null,
+      unit: job.unit ?? null,
+      ...(job.body ?? {}),
+      svcState: { masterSum: pulse.R_t, operators: job.operators, svcond: pulse.svcond },
+      phase: pulse.phase,
+      t,
+      svcProof,
+      keyPrefix: job.keyPrefix,
+    };
+    const [entry] = buildEntries(job.zid, m.seq, m.head, [{ kind: job.kind ?? 'seal', ref: id, payloadHash: payloadHash(unsigned), at: issuedAt }]);
+    m.seq = entry.seq;
+    m.head = entry.hash;
+    m.entries.push(entry);
+    const response = {
+      ...unsigned,
+      receipt: { id, version: job.version, issuedAt, folder, chain: { seq: entry.seq, hash: entry.hash } },
+      tokens: { cost: job.cost, remaining: m.left },
+    } as unknown as SealedResponse;
+    if (sealer.signer) (response as Record<string, unknown>).signature = signReceipt(sealer.signer, response);
+    receiptRows.push([id, job.zid, folder, job.solver, job.version, svcProof, JSON.stringify(response), entry.seq]);
+    outcomes.push(response);
+  }
+  for (const zid of zids) {
+    const m = state.get(zid);
+    if (!m || !m.entries.length) continue;
+    await insertEntries(q, m.entries);
+    await q.query('UPDATE machines SET tokens_day = $2, tokens_left = $3, chain_seq = $4, chain_head = $5 WHERE zid = $1', [zid, today, m.left, m.seq, m.head]);
+  }
+  if (receiptRows.length) {
+    const params: unknown[] = [];
+    const values = receiptRows.map((r) => {
+      const b = params.length;
+      params.push(...r);
+      return `($${b + 1},$${b + 2},$${b + 3},$${b + 4},$${b + 5},$${b + 6},$${b + 7},$${b + 8})`;
+    });
+    await q.query(`INSERT INTO receipts (id, zid, folder, solver, version, proof, body, chain_seq) VALUES ${values.join(',')}`, params);
+  }
+  return outcomes;
+}
+
+/** Remaining tokens of a machine today (without charging). */
+export async function tokensLeft(q: Queryable, zid: string, tokensPerDay: number, tNow: number): Promise<number> {
+  const rows = await q.query<{ tokens_day: string; tokens_left: number }>('SELECT tokens_day, tokens_left FROM machines WHERE zid = $1', [zid]);
+  if (!rows.length) return 0;
+  return rows[0].tokens_day === utcDay(tNow) ? Number(rows[0].tokens_left) : tokensPerDay;
+}

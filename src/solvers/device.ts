@@ -1,0 +1,453 @@
+// device: electrostatics of a semiconductor device: a 2-D parallel-plate Poisson/Laplace problem,
+// or (dim = 1, or Na/Nd given) the equilibrium potential of an abrupt silicon PN junction.
+//
+// 2-D method: the five-point finite-difference Laplacian on an nx × ny node grid
+// (LeVeque, "Finite Difference Methods for ODEs and PDEs", SIAM 2007, §3.2), bottom plate y = 0 at
+// 0 V and top plate y = Ly at V (Dirichlet), insulating side walls x = 0, Lx (∂φ/∂x = 0, mirrored
+// ghost node; boundary rows carry the half control-volume weight so the matrix stays symmetric).
+// The system −∇²φ = ρ/ε is symmetric positive definite and is solved matrix-free by preconditioned
+// conjugate gradients (lib/cg.ts; Saad, "Iterative Methods for Sparse Linear Systems", Alg. 9.1)
+// with a symmetric SOR preconditioner, ω = 2/(1 + 2π/max(nx, ny)) (Saad §10.2; Axelsson, "Iterative Solution Methods",
+// §7.4) or a Jacobi (diagonal) one. CG converges for any SPD system; the stop is ‖r‖ ≤ 1e−10·‖b‖.
+// kx = 0 (default) is the empty capacitor: the exact solution is the linear field φ = V·y/Ly. kx ≥ 1
+// adds the space charge ρ(x,y) = ε·A·π²(kx²/Lx² + 1/Ly²)·cos(kx·π·x/Lx)·sin(π·y/Ly) with A = V/4,
+// whose exact potential is the linear field plus A·cos(kx·π·x/Lx)·sin(π·y/Ly) (a manufactured
+// solution; the five-point error is then O(h²)). value = φ at the probe node nearest (Lx/3, Ly/2).
+//
+// PN method: the 1-D Poisson equation with Boltzmann carriers in equilibrium,
+//   ε ψ'' = −q (p − n + Nd − Na),   n = ni·e^{ψ/V_T},  p = ni·e^{−ψ/V_T},  V_T = kT/q,
+// abrupt junction at mid-length, zero-field (Neumann) contacts, solved by damped Newton iterations
+// on the scaled potential u = ψ/V_T (Selberherr, "Analysis and Simulation of Semiconductor
+// Devices", Springer 1984, §5; Vasileska, Goodnick & Klimeck, "Computational Electronics", CRC 2010,
+// §3.2: the update δ is limited to sign(δ)·ln(1 + |δ|)). The tridiagonal Newton system is solved by
+// the Thomas algorithm. Newton stops when max|δu| < 1e−12 (or rounding stalls it below 1e−8). value = ψ(right contact) − ψ(left
+// contact); reference (kT/q)·ln(Na·Nd/ni²). ε = 11.7·ε₀ (silicon). The default length leaves at
+// least two depletion widths plus 15 Debye lengths of neutral material on each side.
+
+import { z } from 'zod';
+import { pcg, type LinearOperator } from './lib/cg.ts';
+import { solveTridiagonal } from './lib/dense.ts';
+import type { SolverDescriptor, SolverOutput, SolverRun, SolverContext } from './types.ts';
+import { SolverRefusal } from './types.ts';
+
+export const Q_E = 1.602176634e-19;
+export const K_B = 1.380649e-23;
+export const EPS0 = 8.8541878128e-12;
+export const EPS_SI = 11.7 * EPS0;
+
+const input = z.strictObject({
+  nx: z.number().int().min(16).max(220).optional().describe('grid nodes along x (2-D default 64; PN junction default 200)'),
+  ny: z.number().int().min(16).max(220).default(64).describe('grid nodes along y (2-D)'),
+  Lx: z.number().positive().max(1).optional().describe('width (m); 2-D default 1e-6; PN: device length, default from the depletion width'),
+  Ly: z.number().positive().max(1).default(1e-6).describe('plate separation (m)'),
+  V: z.number().min(-1e4).max(1e4).default(1).describe('top-plate potential (V)'),
+  kx: z.number().int().min(0).max(32).default(0).describe('space-charge mode along x (0 = empty capacitor)'),
+  dim: z.union([z.literal(1), z.literal(2)]).default(2).describe('1 selects the PN junction'),
+  Na: z.number().min(1e12).max(1e28).optional().describe('acceptor density (m^-3); selects the PN junction'),
+  Nd: z.number().min(1e12).max(1e28).optional().describe('donor density (m^-3)'),
+  ni: z.number().min(1).max(1e24).default(1e16).describe('intrinsic carrier density (m^-3)'),
+  T: z.number().min(1).max(1500).default(300).describe('temperature (K)'),
+  precond: z.enum(['ssor', 'jacobi']).default('ssor').describe('CG preconditioner for the 2-D solve'),
+}).superRefine((v, ctx) => {
+  const pn = v.dim === 1 || v.Na !== undefined || v.Nd !== undefined;
+  if (!pn) {
+    const nx = v.nx ?? 64;
+    if (v.kx > Math.floor((nx - 1) / 8)) {
+      ctx.addIssue({ code: 'custom', path: ['kx'], message: `kx must be at most (nx − 1)/8 = ${Math.floor((nx - 1) / 8)} (at least 8 grid intervals per half-wavelength); raise nx` });
+    }
+    return;
+  }
+  const Na = v.Na ?? 1e22;
+  const Nd = v.Nd ?? 1e22;
+  for (const [key, val] of [['Na', Na], ['Nd', Nd]] as const) {
+    if (val < 100 * v.ni) {
+      ctx.addIssue({ code: 'custom', path: [key], message: `${key} must be at least 100·ni = ${100 * v.ni} m^-3 (an extrinsic junction)` });
+    }
+  }
+  if (Math.log(Math.max(Na, Nd) / v.ni) > 600) {
+    ctx.addIssue({ code: 'custom', path: ['ni'], message: 'doping/ni ratio exceeds e^600; the Boltzmann densities overflow' });
+  }
+});
+
+export type DeviceInput = z.infer<typeof input>;
+
+export const descriptor: SolverDescriptor<typeof input> = {
+  name: 'device',
+  domain: 'Semiconductor Devices',
+  method: 'pcg-poisson',
+  methodDescription: 'Poisson/Laplace solver, matrix-free preconditioned CG',
+  operators: ['KO42', 'CMP11'],
+  unit: 'V',
+  summary: 'Electrostatic potential of a 2-D parallel-plate device (five-point Poisson/Laplace, matrix-free SSOR- or Jacobi-preconditioned CG) or the built-in potential of an abrupt PN junction (nonlinear Poisson-Boltzmann, Newton), against the exact linear field or (kT/q)·ln(NaNd/ni²).',
+  input,
+  examples: [
+    'Built-in potential of a silicon PN junction with Na = 1e22 and Nd = 1e22 per cubic metre',
+    'Solve Laplace equation between two parallel plates at 0 and 5 volts',
+    'Electrostatic potential in a capacitor with a sinusoidal space charge, 128 by 128 grid',
+    'What is the contact potential of an abrupt p-n diode at 350 K?',
+    'Poisson equation for the potential inside a semiconductor device using conjugate gradients',
+    'Depletion region and peak electric field of a one-sided junction, Na = 1e24, Nd = 1e21 m^-3',
+    'Potential at the centre of a MOS-like structure with a 1 V gate, 2-D finite differences',
+    'Equilibrium band bending across a pn junction with intrinsic density 1e16 m^-3',
+  ],
+  vocabulary: [
+    'semiconductor', 'device', 'pn junction', 'p-n', 'diode', 'built-in potential', 'depletion',
+    'doping', 'acceptor', 'donor', 'intrinsic carrier', 'poisson', 'laplace', 'electrostatic',
+    'potential', 'capacitor', 'parallel plate', 'electric field', 'space charge', 'volt', 'silicon',
+    'conjugate gradient', 'band bending', 'contact potential',
+  ],
+};
+
+// ---------------------------------------------------------------------------------------------
+// 2-D parallel-plate Poisson problem
+
+/** SSOR relaxation factor for an N-node grid: 2/(1 + 2π/N), near the optimum for the 5-point Laplacian. */
+export function ssorOmega(nx: number, ny: number): number {
+  return 2 / (1 + (2 * Math.PI) / Math.max(nx, ny));
+}
+
+export interface PlateProblem {
+  nx: number;
+  ny: number;
+  Lx: number;
+  Ly: number;
+  V: number;
+  kx: number;
+  precond: 'ssor' | 'jacobi';
+  tol?: number;
+  omega?: number;
+}
+
+export interface PlateSolution {
+  /** potential on all nx·ny nodes, row-major in y (index j·nx + i), plates included */
+  phi: Float64Array;
+  iterations: number;
+  relativeResidual: number;
+  converged: boolean;
+  /** exact solution on the nodes */
+  exact: Float64Array;
+}
+
+/** The SPD operator on the (ny − 2)·nx unknowns (plates excluded), plus its SSOR and Jacobi forms. */
+export function plateOperator(nx: number, ny: number, hx: number, hy: number, omega = ssorOmega(nx, ny)) {
+  const rows = ny - 2;
+  const ix2 = 1 / (hx * hx);
+  const iy2 = 1 / (hy * hy);
+  // per-column data (every row of unknowns is alike): weight, diagonal, y coupling
+  const diag = new Float64Array(nx);
+  const cy = new Float64Array(nx);
+  for (let i = 0; i < nx; i++) {
+    const side = i === 0 || i === nx - 1;
+    const w = side ? 0.5 : 1;
+    diag[i] = (side ? 1 : 2) * ix2 + 2 * w * iy2;
+    cy[i] = w * iy2;
+  }
+  const last = nx - 1;
+  const dSide = diag[0], dMid = diag[1], cSide = cy[0], cMid = cy[1];
+  // Branch-free inner loops: the side columns (i = 0, nx − 1) and the first/last rows are peeled.
+  const apply: LinearOperator = (u, out) => {
+    for (let r = 0; r < rows; r++) {
+      const o = r * nx;
+      const dn = r > 0 ? o - nx : -1; // row below (or none)
+      const up = r < rows - 1 ? o + nx : -1; // row above (or none)
+      let yy = (dn >= 0 ? u[dn] : 0) + (up >= 0 ? u[up] : 0);
+      out[o] = dSide * u[o] - ix2 * u[o + 1] - cSide * yy;
+      if (dn >= 0 && up >= 0) {
+        for (let k = o + 1; k < o + last; k++) {
+          out[k] = dMid * u[k] - ix2 * (u[k - 1] + u[k + 1]) - cMid * (u[k - nx] + u[k + nx]);
+        }
+      } else {
+        const off = dn >= 0 ? -nx : nx;
+        const only = dn >= 0 || up >= 0;
+        for (let k = o + 1; k < o + last; k++) {
+          out[k] = dMid * u[k] - ix2 * (u[k - 1] + u[k + 1]) - (only ? cMid * u[k + off] : 0);
+        }
+      }
+      const k = o + last;
+      yy = (dn >= 0 ? u[dn + last] : 0) + (up >= 0 ? u[up + last] : 0);
+      out[k] = dSide * u[k] - ix2 * u[k - 1] - cSide * yy;
+    }
+  };
+  const fullDiag = new Float64Array(rows * nx);
+  for (let r = 0; r < rows; r++) fullDiag.set(diag, r * nx);
+  const scale = omega * (2 - omega);
+  const wx = omega * ix2;
+  const wcSide = omega * cSide, wcMid = omega * cMid;
+  const iSide = 1 / dSide, iMid = 1 / dMid;
+  const axMid = wx * iMid;
+  // M = (D + ωL)·D⁻¹·(D + ωU) / (ω(2 − ω)); z = M⁻¹·r by a forward and a backward sweep
+  const ssor: LinearOperator = (res, z) => {
+    // forward: (D + ωL)·y = ω(2 − ω)·r
+    for (let r = 0; r < rows; r++) {
+      const o = r * nx;
+      if (r > 0) {
+        z[o] = (scale * res[o] + wcSide * z[o - nx]) * iSide;
+        // written so the loop-carried dependency is one multiply-add: z[k] = t + ax·z[k−1]
+        for (let k = o + 1; k < o + last; k++) z[k] = (scale * res[k] + wcMid * z[k - nx]) * iMid + axMid * z[k - 1];
+        const k = o + last;
+        z[k] = (scale * res[k] + wx * z[k - 1] + wcSide * z[k - nx]) * iSide;
+      } else {
+        z[o] = scale * res[o] * iSide;
+        for (let k = o + 1; k < o + last; k++) z[k] = (scale * res[k] + wx * z[k - 1]) * iMid;
+        const k = o + last;
+        z[k] = (scale * res[k] + wx * z[k - 1]) * iSide;
+      }
+    }
+    // backward: (D + ωU)·z = D·y
+    for (let r = rows - 1; r >= 0; r--) {
+      const o = r * nx;
+      if (r < rows - 1) {
+        let k = o + last;
+        z[k] = z[k] + wcSide * z[k + nx] * iSide;
+        for (k = o + last - 1; k > o; k--) z[k] = (z[k] + wcMid * z[k + nx] * iMid) + axMid * z[k + 1];
+        z[o] = z[o] + (wx * z[o + 1] + wcSide * z[o + nx]) * iSide;
+      } else {
+        for (let k = o + last - 1; k > o; k--) z[k] = z[k] + wx * z[k + 1] * iMid;
+        z[o] = z[o] + wx * z[o + 1] * iSide;
+      }
+    }
+  };
+  return { apply, ssor, fullDiag, diag, cy, rows };
+}
+
+export function solvePlates(p: PlateProblem, onIteration?: (it: number, rel: number) => void): PlateSolution {
+  const { nx, ny, Lx, Ly, V, kx } = p;
+  const hx = Lx / (nx - 1);
+  const hy = Ly / (ny - 1);
+  const op = plateOperator(nx, ny, hx, hy, p.omega);
+  const rows = op.rows;
+  const n = rows * nx;
+  const b = new Float64Array(n);
+  const A = V / 4;
+  const exact = new Float64Array(nx * ny);
+  const lap = kx > 0 ? A * Math.PI * Math.PI * ((kx * kx) / (Lx * Lx) + 1 / (Ly * Ly)) : 0; // ρ/ε amplitude
+  for (let j = 0; j < ny; j++) {
+    const y = j * hy;
+    for (let i = 0; i < nx; i++) {
+      const x = i * hx;
+      const mode = kx > 0 ? Math.cos((kx * Math.PI * x) / Lx) * Math.sin((Math.PI * y) / Ly) : 0;
+      exact[j * nx + i] = (V * y) / Ly + A * mode;
+      if (j > 0 && j < ny - 1) {
+        const w = i === 0 || i === nx - 1 ? 0.5 : 1;
+        let rhs = w * lap * mode;
+        if (j === ny - 2) rhs += op.cy[i] * V; // top plate moved to the right-hand side
+        b[(j - 1) * nx + i] = rhs;
+      }
+    }
+  }
+  const u = new Float64Array(n); // zero initial guess: the solve owes nothing to the known answer
+  const res = pcg(op.apply, b, u, {
+    tol: p.tol ?? 1e-10,
+    maxIter: 20 * n,
+    precond: p.precond === 'ssor' ? op.ssor : null,
+    diagonal: p.precond === 'jacobi' ? op.fullDiag : null,
+    onIteration,
+  });
+  const phi = new Float64Array(nx * ny);
+  for (let i = 0; i < nx; i++) phi[(ny - 1) * nx + i] = V;
+  phi.set(u, nx);
+  return { phi, iterations: res.iterations, relativeResidual: res.relativeResidual, converged: res.converged, exact };
+}
+
+function runPlates(inp: DeviceInput, ctx: SolverContext): SolverOutput {
+  const nx = inp.nx ?? 64;
+  const { ny, Ly, V, kx, precond } = inp;
+  const Lx = inp.Lx ?? 1e-6;
+  const n = (ny - 2) * nx;
+  let lastReported = 0;
+  const sol = solvePlates({ nx, ny, Lx, Ly, V, kx, precond }, (it) => {
+    if (it - lastReported >= 50) { lastReported = it; ctx.progress(Math.min(0.95, it / Math.sqrt(n) / 20)); }
+  });
+  if (!sol.converged) {
+    throw new SolverRefusal('PRECISION_REFUSED', `CG did not reach the tolerance (relative residual ${sol.relativeResidual})`, { iterations: sol.iterations });
+  }
+  const ip = Math.round((nx - 1) / 3);
+  const jp = Math.round((ny - 1) / 2);
+  const hx = Lx / (nx - 1);
+  const hy = Ly / (ny - 1);
+  const value = sol.phi[jp * nx + ip];
+  const ref = sol.exact[jp * nx + ip];
+  let maxErr = 0;
+  for (let k = 0; k < sol.phi.length; k++) maxErr = Math.max(maxErr, Math.abs(sol.phi[k] - sol.exact[k]));
+  const errorPct = (Math.abs(value - ref) / Math.max(Math.abs(ref), 1e-300)) * 100;
+  const boundPct = 0.1;
+  // field between the plates at the probe column: E = −∂φ/∂y (central difference)
+  const fieldAtProbe = -(sol.phi[(jp + 1) * nx + ip] - sol.phi[(jp - 1) * nx + ip]) / (2 * hy);
+  const ys: number[] = [], phiCol: number[] = [], exactCol: number[] = [];
+  for (let j = 0; j < ny; j++) { ys.push(j * hy); phiCol.push(sol.phi[j * nx + ip]); exactCol.push(sol.exact[j * nx + ip]); }
+  ctx.progress(1);
+  return {
+    value,
+    method: `pcg-${precond}`,
+    result: {
+      mode: 'plates-2d',
+      potentialV: value,
+      referenceV: ref,
+      probe: { x: ip * hx, y: jp * hy, i: ip, j: jp },
+      grid: { nx, ny, Lx, Ly, hx, hy, unknowns: n },
+      plateVoltage: V,
+      kx,
+      spaceChargeAmplitudeCm3: kx > 0 ? EPS_SI * (V / 4) * Math.PI ** 2 * ((kx * kx) / (Lx * Lx) + 1 / (Ly * Ly)) : 0,
+      uniformFieldVm: V / Ly,
+      fieldAtProbeVm: fieldAtProbe,
+      maxErrorV: maxErr,
+      maxErrorPctOfV: (maxErr / Math.max(Math.abs(V), 1e-300)) * 100,
+      preconditioner: precond,
+      cgIterations: sol.iterations,
+      relativeResidual: sol.relativeResidual,
+    },
+    precision: {
+      errorPct,
+      boundPct,
+      reference: kx > 0 ? 'linear field between plates plus the exact space-charge mode' : 'linear field between plates V*y/Ly',
+      withinBound: errorPct <= boundPct,
+      referenceValue: ref,
+    },
+    series: { y: ys, phi: phiCol, exact: exactCol },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1-D PN junction: Newton on the Poisson-Boltzmann equation
+
+export interface JunctionSolution {
+  x: Float64Array;
+  psi: Float64Array;
+  newtonIterations: number;
+  builtInV: number;
+  lengthM: number;
+  maxUpdate: number;
+}
+
+export function solveJunction(Na: number, Nd: number, ni: number, T: number, nodes: number, lengthM: number): JunctionSolution {
+  const VT = (K_B * T) / Q_E;
+  const h = lengthM / (nodes - 1);
+  const lambda2 = (EPS_SI * VT) / (Q_E * ni); // intrinsic Debye length squared
+  const c = lambda2 / (h * h);
+  const C = new Float64Array(nodes);
+  const xj = lengthM / 2;
+  for (let i = 0; i < nodes; i++) {
+    const x = i * h;
+    // the junction node (if any) carries the average doping of its control volume
+    C[i] = x < xj - 1e-12 * lengthM ? -Na / ni : x > xj + 1e-12 * lengthM ? Nd / ni : (Nd - Na) / (2 * ni);
+  }
+  const u = new Float64Array(nodes);
+  for (let i = 0; i < nodes; i++) u[i] = Math.asinh(C[i] / 2); // local charge neutrality
+  const sub = new Float64Array(nodes), dia = new Float64Array(nodes), sup = new Float64Array(nodes);
+  const F = new Float64Array(nodes), delta = new Float64Array(nodes), work = new Float64Array(nodes);
+  let it = 0;
+  let maxUpdate = Infinity;
+  let stalled = 0;
+  // stop at max|δu| < 1e−12, or when rounding stalls the update below 1e−8 (three times no smaller)
+  for (; it < 200 && maxUpdate > 1e-12 && !(stalled >= 3 && maxUpdate < 1e-8); ) {
+    const previous = maxUpdate;
+    // residual F = w·[c·(u_{i−1} − 2u_i + u_{i+1}) − 2 sinh u_i + C_i] with mirrored Neumann ends;
+    // we solve (−J)δ = F with −J symmetric positive definite
+    for (let i = 0; i < nodes; i++) {
+      const left = i > 0 ? u[i - 1] : u[1];
+      const right = i < nodes - 1 ? u[i + 1] : u[nodes - 2];
+      const w = i === 0 || i === nodes - 1 ? 0.5 : 1;
+      F[i] = w * (c * (left - 2 * u[i] + right) - 2 * Math.sinh(u[i]) + C[i]);
+      dia[i] = w * (2 * c + 2 * Math.cosh(u[i]));
+      sub[i] = i > 0 ? -c : 0;
+      sup[i] = i < nodes - 1 ? -c : 0;
+    }
+    solveTridiagonal(sub, dia, sup, F, delta, work);
+    maxUpdate = 0;
+    for (let i = 0; i < nodes; i++) {
+      const d = delta[i];
+      const a = Math.abs(d);
+      if (a > maxUpdate) maxUpdate = a;
+      u[i] += a > 1 ? Math.sign(d) * Math.log1p(a) : d;
+    }
+    stalled = maxUpdate >= 0.5 * previous ? stalled + 1 : 0;
+    it++;
+  }
+  const x = new Float64Array(nodes);
+  const psi = new Float64Array(nodes);
+  for (let i = 0; i < nodes; i++) { x[i] = i * h; psi[i] = u[i] * VT; }
+  return { x, psi, newtonIterations: it, builtInV: psi[nodes - 1] - psi[0], lengthM, maxUpdate };
+}
+
+/** Depletion-approximation width (m) of an abrupt junction in equilibrium. */
+export function depletionWidth(Na: number, Nd: number, Vbi: number, T: number): number {
+  const VT = (K_B * T) / Q_E;
+  const Veff = Math.max(Vbi - 2 * VT, VT);
+  return Math.sqrt((2 * EPS_SI * Veff * (Na + Nd)) / (Q_E * Na * Nd));
+}
+
+function runJunction(inp: DeviceInput, ctx: SolverContext): SolverOutput {
+  const Na = inp.Na ?? 1e22;
+  const Nd = inp.Nd ?? 1e22;
+  const { ni, T } = inp;
+  const nodes = inp.nx ?? 200;
+  const VT = (K_B * T) / Q_E;
+  const ref = VT * Math.log((Na * Nd) / (ni * ni));
+  const W = depletionWidth(Na, Nd, ref, T);
+  const xp = (W * Nd) / (Na + Nd);
+  const xn = (W * Na) / (Na + Nd);
+  const LDp = Math.sqrt((EPS_SI * VT) / (Q_E * Na));
+  const LDn = Math.sqrt((EPS_SI * VT) / (Q_E * Nd));
+  const half = Math.max(2 * xp + 15 * LDp, 2 * xn + 15 * LDn);
+  const lengthM = inp.Lx ?? 2 * half;
+  ctx.progress(0.1);
+  const sol = solveJunction(Na, Nd, ni, T, nodes, lengthM);
+  if (!(sol.maxUpdate <= 1e-8) || !Number.isFinite(sol.builtInV)) {
+    throw new SolverRefusal('PRECISION_REFUSED', `Newton iteration did not converge (last update ${sol.maxUpdate} V_T)`, { newtonIterations: sol.newtonIterations });
+  }
+  const value = sol.builtInV;
+  const errorPct = (Math.abs(value - ref) / ref) * 100;
+  // peak field and the depletion-approximation estimate Emax = q·Na·xp/ε
+  let Emax = 0;
+  const h = lengthM / (nodes - 1);
+  const field: number[] = [];
+  for (let i = 0; i < nodes; i++) {
+    const a = i > 0 ? sol.psi[i - 1] : sol.psi[i];
+    const b = i < nodes - 1 ? sol.psi[i + 1] : sol.psi[i];
+    const span = (i > 0 ? h : 0) + (i < nodes - 1 ? h : 0);
+    const E = -(b - a) / span;
+    field.push(E);
+    if (Math.abs(E) > Math.abs(Emax)) Emax = E;
+  }
+  const EmaxDepletion = (Q_E * Na * xp) / EPS_SI;
+  ctx.progress(1);
+  const exactNeutral = VT * (Math.asinh(Nd / (2 * ni)) + Math.asinh(Na / (2 * ni)));
+  return {
+    value,
+    method: 'newton-poisson-boltzmann',
+    result: {
+      mode: 'pn-junction-1d',
+      builtInPotentialV: value,
+      referenceV: ref,
+      neutralityLimitV: exactNeutral,
+      thermalVoltageV: VT,
+      Na, Nd, ni, T,
+      lengthM,
+      nodes,
+      gridSpacingM: h,
+      newtonIterations: sol.newtonIterations,
+      lastUpdateVt: sol.maxUpdate,
+      depletionWidthM: W,
+      depletionP: xp,
+      depletionN: xn,
+      debyeLengthPM: LDp,
+      debyeLengthNM: LDn,
+      peakFieldVm: Math.abs(Emax),
+      peakFieldDepletionApproxVm: EmaxDepletion,
+      permittivity: EPS_SI,
+    },
+    precision: {
+      errorPct,
+      boundPct: 0.1,
+      reference: 'built-in potential (kT/q) ln(Na Nd / ni^2)',
+      withinBound: errorPct <= 0.1,
+      referenceValue: ref,
+    },
+    series: { x: Array.from(sol.x), psi: Array.from(sol.psi), E: field },
+  };
+}
+
+export const run: SolverRun<DeviceInput> = (inp, ctx): SolverOutput => {
+  const pn = inp.dim === 1 || inp.Na !== undefined || inp.Nd !== undefined;
+  return pn ? runJunction(inp, ctx) : runPlates(inp, ctx);
+};

@@ -1,0 +1,224 @@
+// Natural-language dispatch for svc_auto: a deterministic classifier that picks a solver from a
+// plain-English request.
+//
+// Method: Okapi BM25 (Robertson & Zaragoza, "The Probabilistic Relevance Framework: BM25 and
+// Beyond", Found. Trends Inf. Retr. 3(4), 2009, eq. 3.15 with the non-negative idf of Lucene)
+// over one document per solver, built from its descriptor: name (weight 3), domain (2),
+// vocabulary (2), summary (1), methodDescription (1) and examples (1); field weights are applied
+// as repeated term frequency, the simple form of BM25F (§3.5.1). k1 = 1.2, b = 0.75.
+// Text processing: lower case, split on anything but letters and digits, stop words removed,
+// British -ise/-isation folded into -ize/-ization, a light suffix stemmer (plurals, -ing, -ed,
+// -ation, -ical…), pure numbers dropped (they are parameter values, not topic words), and adjacent-word
+// bigrams added as extra terms so phrases such as "heat bath", "power flow" or "black scholes"
+// outweigh their single words.
+// A query whose best score is below REFUSE_BELOW (or that shares no term with any solver), or a
+// weak one whose runner-up is within 10 % of it, is refused with the top candidates rather than
+// dispatched at random.
+// Input mapping: numeric `inputs` (and `key=value` pairs written in the query) are kept only for
+// keys the chosen solver's schema accepts, matched exactly or, failing that, case-insensitively.
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { SolverDescriptor } from './types.ts';
+import { SvcError } from '../core/errors.ts';
+
+const K1 = 1.2;
+const B = 0.75;
+/** below this BM25 score the best match is not trusted (one distinctive word scores about 5-6,
+ *  a typical request 13 or more) */
+export const REFUSE_BELOW = 5.5;
+/** below CLEAR_ABOVE, a runner-up within AMBIGUOUS_MARGIN of the best makes the query ambiguous */
+export const CLEAR_ABOVE = 10;
+export const AMBIGUOUS_MARGIN = 0.1;
+/** solvers the dispatcher never picks */
+const NEVER = new Set(['auto']);
+
+const STOP = new Set(('a an the and or of to in on at for with by from as is are was were be been being it its this that these ' +
+  'those i me my we our you your he she they them their what which who whom how why when where can could would should will shall ' +
+  'do does did done doing have has had please want need like get give gives giving show find compute calculate calculation ' +
+  'run runs running use using make tell me some any all into about over under than then there here also just very much many ' +
+  'more most less least same each per value values result results number numbers let lets s t via vs versus my our if so not no ' +
+  'out off again one two three four five six seven eight nine ten simulate simulation model modelling modeling solve ' +
+  'solver solution estimate determine what\'s whats it\'s im i\'m get').split(/\s+/).filter(Boolean));
+
+/** A light suffix stemmer: enough to merge plural/verb forms of the same word. */
+export function stem(w: string): string {
+  if (w.length <= 3) return w;
+  if (w.endsWith('isation')) w = w.slice(0, -7) + 'ization';
+  else if (w.endsWith('ise') && w.length > 5) w = w.slice(0, -3) + 'ize';
+  else if (w.endsWith('ised') && w.length > 6) w = w.slice(0, -4) + 'ized';
+  else if (w.endsWith('ising') && w.length > 7) w = w.slice(0, -5) + 'izing';
+  else if (w.endsWith('iser') && w.length > 6) w = w.slice(0, -4) + 'izer';
+  const rules: [string, string][] = [
+    ['izations', 'ize'], ['ization', 'ize'], ['izing', 'ize'], ['ized', 'ize'], ['izer', 'ize'], ['izes', 'ize'],
+    ['ational', 'ate'], ['ations', 'ate'], ['ation', 'ate'], ['ators', 'ate'], ['ator', 'ate'],
+    ['ically', 'ic'], ['ical', 'ic'], ['ies', 'y'], ['ied', 'y'],
+    ['ness', ''], ['ments', 'ment'], ['ings', ''], ['ing', ''], ['edly', ''], ['ed', ''],
+    ['sses', 'ss'], ['ss', 'ss'], ['us', 'us'], ['is', 'is'], ['xes', 'x'], ['zes', 'z'], ['ches', 'ch'], ['shes', 'sh'], ['es', 'e'], ['s', ''],
+  ];
+  for (const [suf, rep] of rules) {
+    if (w.endsWith(suf) && w.length - suf.length + rep.length >= 3) {
+      const out = w.slice(0, w.length - suf.length) + rep;
+      // undouble a final consonant left by -ing/-ed (running → run)
+      if ((suf === 'ing' || suf === 'ed') && /([^aeiouls])\1$/.test(out)) return out.slice(0, -1);
+      return out;
+    }
+  }
+  return w;
+}
+
+/** Terms of a text: stemmed unigrams plus adjacent bigrams (joined by '_'). */
+export function terms(text: string): string[] {
+  const words = text.toLowerCase().replace(/['’]/g, '').split(/[^a-z0-9]+/).filter(Boolean);
+  const uni: string[] = [];
+  for (const w of words) {
+    if (STOP.has(w)) { uni.push(''); continue; }
+    if (/^[0-9]+$/.test(w)) { uni.push(''); continue; }
+    uni.push(stem(w));
+  }
+  const out: string[] = [];
+  for (let i = 0; i < uni.length; i++) {
+    if (!uni[i]) continue;
+    out.push(uni[i]);
+    if (i + 1 < uni.length && uni[i + 1]) out.push(uni[i] + '_' + uni[i + 1]);
+  }
+  return out;
+}
+
+export interface DispatchIndex {
+  names: string[];
+  tf: Map<string, number>[];
+  lengths: number[];
+  avgLength: number;
+  df: Map<string, number>;
+}
+
+const FIELD_WEIGHTS: [keyof SolverDescriptor, number][] = [
+  ['name', 3], ['domain', 2], ['vocabulary', 2], ['summary', 1], ['methodDescription', 1], ['examples', 1],
+];
+
+/** Builds the BM25 index over the descriptors (the dispatcher itself excluded). */
+export function buildIndex(descriptors: SolverDescriptor[]): DispatchIndex {
+  const docs = descriptors.filter((d) => !NEVER.has(d.name)).sort((a, b) => a.name.localeCompare(b.name));
+  const tf: Map<string, number>[] = [];
+  const lengths: number[] = [];
+  const df = new Map<string, number>();
+  for (const d of docs) {
+    const m = new Map<string, number>();
+    let len = 0;
+    for (const [field, weight] of FIELD_WEIGHTS) {
+      const v = d[field];
+      const texts = Array.isArray(v) ? v.map(String) : [String(v ?? '')];
+      for (const text of texts) {
+        for (const t of terms(text)) { m.set(t, (m.get(t) ?? 0) + weight); len += weight; }
+      }
+    }
+    tf.push(m);
+    lengths.push(len);
+    for (const t of m.keys()) df.set(t, (df.get(t) ?? 0) + 1);
+  }
+  const avgLength = lengths.reduce((s, l) => s + l, 0) / Math.max(1, lengths.length);
+  return { names: docs.map((d) => d.name), tf, lengths, avgLength, df };
+}
+
+export interface Candidate { solver: string; score: number }
+
+export interface Classification {
+  ranking: Candidate[];
+  /** query terms that occur in at least one solver document */
+  matchedTerms: string[];
+}
+
+/** Scores every solver against the query; ranking is best first, ties broken by name. */
+export function classify(index: DispatchIndex, query: string): Classification {
+  const qTerms = terms(query);
+  const N = index.names.length;
+  const counts = new Map<string, number>();
+  for (const t of qTerms) counts.set(t, (counts.get(t) ?? 0) + 1);
+  const matched: string[] = [];
+  const scores = new Float64Array(N);
+  for (const [t, qtf] of counts) {
+    const df = index.df.get(t) ?? 0;
+    if (df === 0) continue;
+    matched.push(t);
+    const idf = Math.log(1 + (N - df + 0.5) / (df + 0.5));
+    for (let i = 0; i < N; i++) {
+      const f = index.tf[i].get(t) ?? 0;
+      if (!f) continue;
+      const norm = K1 * (1 - B + (B * index.lengths[i]) / index.avgLength);
+      // bigrams count double: a phrase match is stronger evidence than its words apart
+      const phrase = t.includes('_') ? 2 : 1;
+      scores[i] += phrase * idf * ((f * (K1 + 1)) / (f + norm)) * Math.min(qtf, 3);
+    }
+  }
+  const ranking = index.names.map((solver, i) => ({ solver, score: Math.round(scores[i] * 1e6) / 1e6 }))
+    .sort((a, b) => b.score - a.score || a.solver.localeCompare(b.solver));
+  return { ranking, matchedTerms: matched };
+}
+
+/** Classifies and refuses a query that matches nothing well (400 with the top candidates). */
+export function chooseSolver(index: DispatchIndex, query: string): { solver: string; ranking: Candidate[]; matchedTerms: string[] } {
+  const c = classify(index, query);
+  const top = c.ranking[0], second = c.ranking[1];
+  const weak = !top || top.score < REFUSE_BELOW;
+  const ambiguous = !weak && top.score < CLEAR_ABOVE && !!second && top.score - second.score < AMBIGUOUS_MARGIN * top.score;
+  if (weak || ambiguous) {
+    const why = weak
+      ? `does not clearly match any solver (best: ${top ? `${top.solver} at ${top.score.toFixed(2)}` : 'none'}, needs ${REFUSE_BELOW})`
+      : `is ambiguous between ${top.solver} (${top.score.toFixed(2)}) and ${second.solver} (${second.score.toFixed(2)})`;
+    throw new SvcError('INVALID_INPUT', `the request ${why}; name the problem more specifically or call a solver directly`, {
+      issues: [{ path: 'query', message: weak ? 'no solver matches this request well enough' : 'the request matches several solvers equally' }],
+      details: { candidates: c.ranking.slice(0, 5), matchedTerms: c.matchedTerms, threshold: REFUSE_BELOW },
+    });
+  }
+  return { solver: top.solver, ranking: c.ranking, matchedTerms: c.matchedTerms };
+}
+
+/** The keys of a descriptor's input schema. */
+export function schemaKeys(d: SolverDescriptor): string[] {
+  const s: any = d.input;
+  return Object.keys(s.shape ?? s._zod?.def?.shape ?? {});
+}
+
+/** `key = number` pairs written in a query ("n=50, alpha = 4.2"). */
+export function numbersInQuery(query: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  const re = /\b([A-Za-z][A-Za-z0-9_]{0,31})\s*=\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)/g;
+  for (const m of query.matchAll(re)) {
+    const v = Number(m[2]);
+    if (Number.isFinite(v)) out[m[1]] = v;
+  }
+  return out;
+}
+
+/** Maps numeric inputs onto the target's fields: exact key, else a unique case-insensitive
+ *  match; everything else is dropped and listed. */
+export function mapInputs(inputs: Record<string, number>, d: SolverDescriptor): { mapped: Record<string, number>; dropped: string[] } {
+  const keys = schemaKeys(d);
+  const mapped: Record<string, number> = {};
+  const dropped: string[] = [];
+  for (const [k, v] of Object.entries(inputs)) {
+    let target: string | undefined = keys.includes(k) ? k : undefined;
+    if (!target) {
+      const ci = keys.filter((x) => x.toLowerCase() === k.toLowerCase());
+      if (ci.length === 1) target = ci[0];
+    }
+    if (target && typeof v === 'number' && Number.isFinite(v)) mapped[target] = v;
+    else dropped.push(k);
+  }
+  return { mapped, dropped };
+}
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const NOT_SOLVERS = new Set(['dispatch.ts', 'engine.ts', 'types.ts', 'worker.ts']);
+
+/** Every solver descriptor in src/solvers/ (modules exporting `descriptor` and `run`). */
+export async function loadDescriptors(): Promise<SolverDescriptor[]> {
+  const out: SolverDescriptor[] = [];
+  for (const f of readdirSync(HERE).filter((x) => x.endsWith('.ts') && !NOT_SOLVERS.has(x)).sort()) {
+    let mod: any;
+    try { mod = await import(pathToFileURL(join(HERE, f)).href); } catch { continue; }
+    if (mod.descriptor && typeof mod.run === 'function') out.push(mod.descriptor);
+  }
+  return out;
+}

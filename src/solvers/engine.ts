@@ -1,0 +1,332 @@
+// The solver engine (DESIGN §10): discovers solver modules, derives one sealed operation per
+// solver (POST /api/svc/<name>, tool svc_<name>), runs solvers in a piscina worker pool so the
+// event loop never runs numerics, enforces the time budget, and seals the result (v2: value
+// and unit are signed).
+import { readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { MessageChannel } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import { z } from 'zod';
+import type { App } from '../app.ts';
+import type { Operation, OpContext } from '../ops/types.ts';
+import type { SolverDescriptor, SolverOutput } from './types.ts';
+import { SvcError } from '../core/errors.ts';
+import { canonicalJson } from '../core/canonical.ts';
+import { sha256Hex } from '../core/ids.ts';
+import { parseInput } from '../ops/validate.ts';
+import { assertMachineCaller } from '../services/identity.ts';
+import { tokensLeft, type SealJob } from '../services/sealer.ts';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const NOT_SOLVERS = new Set(['types.ts', 'engine.ts', 'worker.ts', 'dispatch.ts']);
+
+export interface LoadedSolver {
+  descriptor: SolverDescriptor;
+  /** the solver's body has its own `operators`/`inputs` (closedform, protect): no common fields */
+  noCommonFields: boolean;
+  file: string;
+}
+
+let loaded: Promise<LoadedSolver[]> | null = null;
+
+/** Every module in src/solvers/ exporting `descriptor` and `run`. */
+export function loadSolvers(): Promise<LoadedSolver[]> {
+  loaded ??= (async () => {
+    const out: LoadedSolver[] = [];
+    const files = readdirSync(HERE).filter((f) => f.endsWith('.ts') && !NOT_SOLVERS.has(f)).sort();
+    for (const f of files) {
+      let mod: any;
+      try {
+        mod = await import(pathToFileURL(join(HERE, f)).href);
+      } catch (e) {
+        // A module that does not load is reported and left out; test/engine.test.ts fails on it.
+        process.emitWarning(`solver module ${f} failed to load: ${(e as Error).message}`);
+        continue;
+      }
+      if (mod.descriptor && typeof mod.run === 'function') {
+        if (mod.descriptor.name + '.ts' !== f) throw new Error(`solver ${f} declares name ${mod.descriptor.name}`);
+        out.push({ descriptor: mod.descriptor, noCommonFields: !!mod.noCommonFields, file: f });
+      }
+    }
+    return out;
+  })();
+  return loaded;
+}
+
+export const SOLVER_FILES = () => readdirSync(HERE).filter((f) => f.endsWith('.ts') && !NOT_SOLVERS.has(f)).sort();
+
+export class SolverPool {
+  private piscina: Piscina | null = null;
+  readonly timeoutMs: number;
+  readonly threads: number;
+
+  constructor(opts: { timeoutMs: number; threads?: number }) {
+    this.timeoutMs = opts.timeoutMs;
+    this.threads = opts.threads ?? Math.max(1, availableParallelism());
+  }
+
+  private get pool(): Piscina {
+    this.piscina ??= new Piscina({
+      filename: new URL('./worker.ts', import.meta.url).href,
+      minThreads: 1,
+      maxThreads: this.threads,
+      idleTimeout: 30_000,
+    });
+    return this.piscina;
+  }
+
+  get stats() {
+    const p = this.piscina;
+    return { threads: p?.threads.length ?? 0, queueSize: p?.queueSize ?? 0, completed: p?.completed ?? 0, utilization: p?.utilization ?? 0 };
+  }
+
+  /** Runs a solver in the pool. Rejects with TIME_BUDGET_EXCEEDED past the budget; aborting
+   * `signal` (client gone) cancels the job and terminates its worker. */
+  async run(name: string, input: unknown, opts: { seed: number; now: number; signal?: AbortSignal; progress?: (f: number) => void; timeoutMs?: number }): Promise<SolverOutput> {
+    const budget = AbortSignal.timeout(opts.timeoutMs ?? this.timeoutMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, budget]) : budget;
+    let port: MessagePort | undefined;
+    let transferList: any[] | undefined;
+    let local: any;
+    if (opts.progress) {
+      const ch = new MessageChannel();
+      local = ch.port1;
+      local.on('message', (f: number) => opts.progress!(f));
+      port = ch.port2 as any;
+      transferList = [ch.port2];
+    }
+    try {
+      const res: any = await this.pool.run({ name, input, seed: opts.seed, now: opts.now, port }, { signal, transferList });
+      if (!res.ok) throw new SvcError(res.refusal.code, res.refusal.message, { details: res.refusal.details });
+      return res.output as SolverOutput;
+    } catch (e: any) {
+      if (e instanceof SvcError) throw e;
+      if (budget.aborted) throw new SvcError('TIME_BUDGET_EXCEEDED', `the solver ran past its time budget of ${opts.timeoutMs ?? this.timeoutMs} ms and was stopped`);
+      if (opts.signal?.aborted) throw new SvcError('INVALID_INPUT', 'the request was cancelled');
+      throw e;
+    } finally {
+      local?.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.piscina) await this.piscina.destroy();
+    this.piscina = null;
+  }
+}
+
+const finiteNumber = z.number().finite();
+/** the request fields every solver takes besides its own (DESIGN §10) */
+export const COMMON_KEYS = ['operators', 'inputs', 'consts', 'domain', 'query', 'sample'];
+const FOLDER_RE = /^[A-Za-z0-9._-]{1,64}$/;
+export const folderField = z.string().regex(FOLDER_RE, 'folder: 1-64 characters of A-Z a-z 0-9 . _ -').optional();
+
+function commonFields() {
+  return {
+    operators: z.array(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'operator ids are 1-64 characters of A-Z a-z 0-9 _ . -')).max(8).optional()
+      .describe('operator ids added to the chain (KO42 is always first)'),
+    inputs: z.record(z.string().max(64), finiteNumber).optional()
+      .describe('numeric inputs, merged under the top-level fields'),
+    consts: z.record(z.string().max(64), finiteNumber).optional().describe('constant overrides, kept in the receipt'),
+    domain: z.string().max(120).optional().describe("domain label; must match the solver's domain if given"),
+    query: z.string().max(2000).optional().describe('natural-language description, kept in the receipt'),
+    folder: folderField.describe('folder the receipt is filed in (default "default")'),
+    sample: z.number().int().min(2).max(2000).optional().describe('downsample series to this many points'),
+  };
+}
+
+export function shapeOf(schema: unknown): Record<string, z.ZodType> {
+  const s: any = schema;
+  return s.shape ?? s._zod?.def?.shape ?? {};
+}
+
+/** The op schema of a solver: its own fields plus the common fields, with `inputs` merged
+ * under the top-level fields before validation (unknown input keys are refused, listing the
+ * accepted ones). */
+export function solverInputSchema(ls: LoadedSolver): z.ZodType {
+  const own = ls.descriptor.input as any;
+  const ownShape = shapeOf(own);
+  if (ls.noCommonFields) {
+    return 'folder' in ownShape ? own : own.extend({ folder: folderField });
+  }
+  const common = commonFields();
+  const extended = own.extend(Object.fromEntries(Object.entries(common).filter(([k]) => !(k in ownShape))));
+  const accepted = Object.keys(ownShape);
+  return z.preprocess((raw, ctx) => {
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+    const body = raw as Record<string, unknown>;
+    const inputs = body.inputs;
+    if (!inputs || typeof inputs !== 'object' || Array.isArray(inputs)) return raw;
+    const merged: Record<string, unknown> = { ...body };
+    for (const [k, v] of Object.entries(inputs as Record<string, unknown>)) {
+      if (!accepted.includes(k)) {
+        ctx.addIssue({ code: 'custom', path: ['inputs', k], message: `unknown input key '${k}'; accepted: ${accepted.join(', ')}` });
+        continue;
+      }
+      if (merged[k] === undefined) merged[k] = v;
+    }
+    return merged;
+  }, extended);
+}
+
+export function derivedSeed(input: unknown): number {
+  return parseInt(sha256Hex(canonicalJson(input)).slice(0, 8), 16) >>> 0;
+}
+
+/** Finds the first non-finite number in a solver output, as a path. */
+export function findNonFinite(x: unknown, path = ''): string | null {
+  if (typeof x === 'number') return Number.isFinite(x) ? null : path || '(value)';
+  if (Array.isArray(x) || ArrayBuffer.isView(x)) {
+    const arr = x as ArrayLike<unknown>;
+    for (let i = 0; i < arr.length; i++) { const p = findNonFinite(arr[i], `${path}[${i}]`); if (p) return p; }
+    return null;
+  }
+  if (x && typeof x === 'object') {
+    for (const [k, v] of Object.entries(x)) { const p = findNonFinite(v, path ? `${path}.${k}` : k); if (p) return p; }
+  }
+  return null;
+}
+
+export function downsampleSeries(series: Record<string, number[]>, n: number): Record<string, number[]> {
+  const keys = Object.keys(series);
+  if (!keys.length) return series;
+  const len = series[keys[0]].length;
+  if (len <= n) return Object.fromEntries(keys.map((k) => [k, Array.from(series[k])]));
+  const idx: number[] = [];
+  for (let i = 0; i < n; i++) idx.push(Math.round((i * (len - 1)) / (n - 1)));
+  return Object.fromEntries(keys.map((k) => [k, idx.map((i) => series[k][i])]));
+}
+
+const solversByName = new Map<string, { ls: LoadedSolver; op: Operation }>();
+
+/** A solver's sealed-response job, without the caller's identity, cost and instant. */
+export type SolverSealJob = Omit<SealJob, 'zid' | 'keyPrefix' | 't' | 'cost' | 'folder'>;
+
+/** Runs a solver on an already validated input for instant `now` and builds its seal job (the
+ * response body, operator chain, value and unit), refusing non-finite output. Shared by the
+ * solver operations and live compute (which seals each tick at its own instant). */
+export async function computeSolverJob(app: App, ls: LoadedSolver, input: Record<string, any>, opts: {
+  now: number; signal?: AbortSignal; timeoutMs?: number; progress?: (f: number) => void; extraResult?: Record<string, unknown>;
+}): Promise<{ job: SolverSealJob; output: SolverOutput; folder: string | undefined }> {
+  const d = ls.descriptor;
+  // Solvers whose body has its own `operators`/`inputs` (closedform, protect) get everything but
+  // `folder`; the others get their own fields, with the common ones taken out here. A solver that
+  // declares a common field name itself (action's and evolve's `sample`) receives it too.
+  const ownShape = shapeOf(d.input);
+  let own: Record<string, any>;
+  let extraOps: string[] | undefined, consts: Record<string, number> | undefined, domain: string | undefined;
+  let query: string | undefined, folder: string | undefined, sample: number | undefined;
+  if (ls.noCommonFields) {
+    ({ folder, ...own } = input);
+  } else {
+    const { operators: o, inputs: _inputs, consts: c, domain: dm, query: qy, folder: f, sample: sm, ...rest } = input;
+    extraOps = o; consts = c; domain = dm; query = qy; folder = f; sample = sm;
+    own = rest;
+    for (const k of COMMON_KEYS) if (k in ownShape && input[k] !== undefined) own[k] = input[k];
+  }
+  if (domain !== undefined && domain.trim().toLowerCase() !== d.domain.toLowerCase()) {
+    throw new SvcError('INVALID_INPUT', `domain '${domain}' does not match this solver's domain '${d.domain}'`, { issues: [{ path: 'domain', message: `must be '${d.domain}'` }] });
+  }
+  const seed = typeof own.seed === 'number' ? own.seed >>> 0 : derivedSeed(own);
+  const output = await app.pool.run(d.name, own, { seed, now: opts.now, signal: opts.signal, timeoutMs: opts.timeoutMs, progress: opts.progress });
+  const bad = findNonFinite({ value: output.value, result: output.result, precision: output.precision, series: output.series, stability: output.stability });
+  if (bad) {
+    throw new SvcError('UNSTABLE', `the ${d.name} solver produced a non-finite number at ${bad}; nothing was sealed`, {
+      details: { value: null, ...(output.stability ? { stability: output.stability } : {}) },
+    });
+  }
+  const chain = [...d.operators];
+  for (const op of extraOps ?? []) if (!chain.includes(op)) chain.push(op);
+  const body: Record<string, unknown> = { result: opts.extraResult ? { ...output.result, ...opts.extraResult } : output.result };
+  if (output.series) body.series = downsampleSeries(output.series, sample ?? 200);
+  body.precision = output.precision;
+  if (output.stability) body.stability = output.stability;
+  if (output.clamped && Object.keys(output.clamped).length) body.clamped = output.clamped;
+  body.seed = seed;
+  body.input = own;
+  if (consts) body.consts = consts;
+  if (query) body.query = query;
+  return {
+    job: { solver: d.name, domain: d.domain, method: output.method ?? d.method, operators: chain, version: 2, value: output.value, unit: d.unit, body },
+    output,
+    folder,
+  };
+}
+
+/** Runs a solver on an already validated input and seals the result at the instant it started. */
+async function runAndSeal(ctx: OpContext, ls: LoadedSolver, input: Record<string, any>, extraResult?: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const { zid, keyPrefix } = assertMachineCaller(ctx.caller);
+  // refuse early when this machine is surely out of tokens (the seal transaction decides)
+  const left = ctx.app.sealer.tokensHint(zid) ?? await tokensLeft(ctx.app.db, zid, ctx.app.config.tokensPerDay, ctx.app.clock.now());
+  if (left < 1) throw new SvcError('QUOTA_EXCEEDED', 'no compute tokens left today', { details: { tokens: { cost: 1, remaining: left } }, headers: { 'Retry-After': '3600' } });
+  const now = ctx.app.clock.now();
+  const name = ls.descriptor.name;
+  const { job, folder } = await computeSolverJob(ctx.app, ls, input, {
+    now, signal: ctx.signal, extraResult,
+    progress: (f) => ctx.progress(f, 1, `${name} ${Math.round(f * 100)}%`),
+  });
+  return ctx.app.sealer.seal({ ...job, zid, keyPrefix, folder, cost: 1, t: now });
+}
+
+export async function solverOperations(_app: App): Promise<Operation[]> {
+  const solvers = await loadSolvers();
+  return solvers.map((ls) => {
+    const d = ls.descriptor;
+    const op: Operation = {
+      id: `solver.${d.name}`,
+      tool: `svc_${d.name}`,
+      method: 'POST',
+      path: `/api/svc/${d.name}`,
+      access: 'key',
+      cost: 1,
+      input: solverInputSchema(ls),
+      jsonSchema: solverJsonSchema(ls),
+      summary: d.summary,
+      description: `${d.domain}: ${d.methodDescription}. Operator chain ${d.operators.join(', ')}; unit ${d.unit}. Returns a v2 sealed receipt.`,
+      tag: 'solvers',
+      handler: (input, ctx) => runAndSeal(ctx, ls, input as Record<string, any>),
+    };
+    solversByName.set(d.name, { ls, op });
+    return op;
+  });
+}
+
+/** Validates `body` against solver `name`'s schema, runs it and seals it under that solver's
+ * own source (used by svc_auto and live compute). `extraResult` fields are merged into `result`
+ * before sealing, so the chain's payload hash and the receipt signature cover them. */
+export async function runSealedSolver(ctx: OpContext, name: string, body: unknown, extraResult?: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const entry = solversByName.get(name);
+  if (!entry) throw new SvcError('NOT_FOUND', `no solver named '${name}'`);
+  const input = parseInput(entry.op.input, body);
+  return runAndSeal(ctx, entry.ls, input as Record<string, any>, extraResult);
+}
+
+/** Runs a solver without sealing (the CLI's `svc solve`, benchmarks): validates, runs in-process. */
+export async function runUnsealed(name: string, body: unknown): Promise<SolverOutput & { seed: number }> {
+  const solvers = await loadSolvers();
+  const ls = solvers.find((s) => s.descriptor.name === name);
+  if (!ls) throw new SvcError('NOT_FOUND', `no solver named '${name}'`);
+  const input = parseInput(ls.descriptor.input, body) as any;
+  const seed = typeof input.seed === 'number' ? input.seed >>> 0 : derivedSeed(input);
+  const mod = await import(pathToFileURL(join(HERE, ls.file)).href);
+  const out = mod.run(input, { seed, now: Date.now() / 1000, progress() {} });
+  return { ...out, seed };
+}
+
+/** JSON Schema of a solver op's body: its own fields plus the common ones. */
+export function solverJsonSchema(ls: LoadedSolver): Record<string, unknown> {
+  const own = ls.descriptor.input as any;
+  const ownShape = shapeOf(own);
+  const schema = ls.noCommonFields
+    ? ('folder' in ownShape ? own : own.extend({ folder: folderField }))
+    : own.extend(Object.fromEntries(Object.entries(commonFields()).filter(([k]) => !(k in ownShape))));
+  return toJsonSchema(schema);
+}
+
+export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const js = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete js.$schema;
+  return js;
+}

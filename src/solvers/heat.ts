@@ -1,0 +1,277 @@
+// heat: the diffusion equation u_t = α·∇²u on the unit interval (dim 1) or the unit square (dim 2),
+// zero Dirichlet boundaries, initial mode u0 = sin(kx·π·x)·sin(ky·π·y) (sin(mode·π·x) in 1-D).
+//
+// Methods (second-order central differences in space on a uniform grid of nx (and ny) intervals):
+//  - explicit: forward-time centred-space (FTCS). Stable only while
+//    r = α·dt·(1/dx² + 1/dy²) <= 1/2 (1/dx² alone in 1-D); past that it blows up, so the run is
+//    refused with 422 UNSTABLE and r before anything is computed (von Neumann analysis;
+//    Morton & Mayers, "Numerical Solution of PDEs", 2nd ed., §2.6 and §3.7).
+//  - implicit, 1-D: Crank-Nicolson (Crank & Nicolson 1947; Press et al., "Numerical Recipes",
+//    3rd ed., §20.2), one tridiagonal (Thomas) solve per step; unconditionally stable.
+//  - implicit, 2-D: alternating-direction implicit, Peaceman-Rachford (Peaceman & Rachford 1955;
+//    Numerical Recipes §20.3.3), two tridiagonal sweeps per step; unconditionally stable.
+//
+// value: the amplitude of the initial mode at the end, the discrete L2 projection of u onto the
+// mode. Reference: exp(−α·π²·(kx² + ky²)·t) (ky = 0 in 1-D). The sine mode is an exact eigenvector
+// of the discrete Laplacian, so the solver also reports the scheme's exact discrete amplitude
+// g^steps (g the von Neumann amplification factor of the mode): the run must match it to rounding,
+// and the remaining gap to the continuous reference is the O(dx², dt²) truncation error.
+import { z } from 'zod';
+import { SolverRefusal } from './types.ts';
+import type { SolverDescriptor, SolverRun, SolverOutput, Stability } from './types.ts';
+import { factorConstantTridiagonal, solveFactored, solveFactoredBatch } from './lib/tridiag.ts';
+import { relErrPct } from './lib/precision.ts';
+
+const input = z.strictObject({
+  method: z.enum(['explicit', 'implicit']).default('implicit')
+    .describe('explicit = FTCS; implicit = Crank-Nicolson (1-D) or ADI Peaceman-Rachford (2-D)'),
+  nx: z.number().int().min(8).max(128).default(64).describe('grid intervals along x (dx = 1/nx)'),
+  ny: z.number().int().min(8).max(128).default(64).describe('grid intervals along y (dy = 1/ny); 2-D only'),
+  kx: z.number().int().min(1).max(127).default(1).describe('x wavenumber of the initial mode sin(kx·π·x)'),
+  ky: z.number().int().min(1).max(127).default(1).describe('y wavenumber of the initial mode sin(ky·π·y)'),
+  alpha: z.number().positive().max(1000).default(1).describe('diffusivity α (m²/s)'),
+  dt: z.number().positive().max(10).default(5e-5).describe('time step (s)'),
+  steps: z.number().int().min(1).max(20000).default(1000).describe('number of time steps'),
+  dim: z.number().int().min(1).max(2).default(2).describe('1 selects the 1-D bar, 2 the unit square'),
+  mode: z.number().int().min(1).max(127).default(1).describe('1-D mode number: initial sin(mode·π·x)'),
+});
+
+export type HeatInput = z.infer<typeof input>;
+
+export const descriptor: SolverDescriptor<typeof input> = {
+  name: 'heat',
+  domain: 'Thermal Diffusion',
+  method: 'crank-nicolson',
+  methodDescription: 'Crank-Nicolson / FTCS / ADI, 1-D and 2-D',
+  operators: ['KO42', 'CHE17'],
+  unit: 'T',
+  summary: 'Diffusion of a sine mode on the unit bar or unit square (zero Dirichlet walls): explicit FTCS, '
+    + 'Crank-Nicolson (1-D) or Peaceman-Rachford ADI (2-D); value is the mode amplitude at the end, '
+    + 'checked against exp(-alpha*pi^2*(kx^2+ky^2)*t).',
+  input,
+  examples: [
+    'How fast does heat diffuse out of a square plate with cold edges?',
+    'Solve the 2-D heat equation with Crank-Nicolson or ADI on a 64 by 64 grid',
+    'Temperature decay of a metal bar with both ends held at zero degrees',
+    'Run an explicit FTCS diffusion simulation and check the stability number r',
+    'Thermal diffusion of the first sine mode with diffusivity 0.5',
+    'Simulate heat conduction in a 1-D rod with implicit time stepping',
+    'How does the amplitude of a temperature mode decay over time in a plate?',
+    'Cooling of a hot spot by conduction, alternating direction implicit scheme',
+    'Is my explicit heat equation time step stable? alpha 1, dt 0.001, 50 grid points',
+  ],
+  vocabulary: [
+    'heat', 'heat equation', 'diffusion', 'thermal', 'temperature', 'conduction', 'conductivity',
+    'diffusivity', 'cooling', 'warming', 'rod', 'bar', 'plate', 'crank-nicolson', 'crank nicolson',
+    'ftcs', 'adi', 'alternating direction implicit', 'peaceman-rachford', 'fourier', 'parabolic pde',
+    'heat transfer', 'thermal diffusion', 'hot', 'cold',
+  ],
+};
+
+
+/** 4·sin²(k·π·h/2): eigenvalue of −δ² (times h²) for the mode sin(kπx) on a grid of spacing h. */
+function symbol(k: number, h: number): number {
+  const s = Math.sin(k * Math.PI * h / 2);
+  return 4 * s * s;
+}
+
+// Kernels live in small top-level functions so the JIT optimises each tight loop on its own.
+
+function ftcs1d(cur: Float64Array, nxt: Float64Array, nx: number, r: number): void {
+  for (let i = 1; i < nx; i++) nxt[i] = cur[i] + r * (cur[i - 1] - 2 * cur[i] + cur[i + 1]);
+}
+
+function ftcs2d(cur: Float64Array, nxt: Float64Array, nx: number, ny: number, rx: number, ry: number): void {
+  const W = nx + 1;
+  for (let j = 1; j < ny; j++) {
+    const row = j * W;
+    for (let p = row + 1, end = row + nx; p < end; p++) {
+      const c = cur[p];
+      nxt[p] = c + rx * (cur[p - 1] - 2 * c + cur[p + 1]) + ry * (cur[p - W] - 2 * c + cur[p + W]);
+    }
+  }
+}
+
+/** starT(i, j) = (I + hy·δy²)·u (i, j), written transposed (starT[i·(ny+1) + j]). */
+function adiHalfY(u: Float64Array, starT: Float64Array, nx: number, ny: number, hy: number): void {
+  const W = nx + 1, Hs = ny + 1;
+  for (let j = 1; j < ny; j++) {
+    const row = j * W;
+    for (let i = 1, p = row + 1, q = Hs + j; i < nx; i++, p++, q += Hs) {
+      const c = u[p];
+      starT[q] = c + hy * (u[p - W] - 2 * c + u[p + W]);
+    }
+  }
+}
+
+/** u(i, j) = (I + hx·δx²)·u*(i, j), reading the transposed u*. */
+function adiHalfX(starT: Float64Array, u: Float64Array, nx: number, ny: number, hx: number): void {
+  const W = nx + 1, Hs = ny + 1;
+  for (let i = 1; i < nx; i++) {
+    const col = i * Hs;
+    for (let j = 1, q = col + 1, p = W + i; j < ny; j++, q++, p += W) {
+      const c = starT[q];
+      u[p] = c + hx * (starT[q - Hs] - 2 * c + starT[q + Hs]);
+    }
+  }
+}
+
+export const run: SolverRun<HeatInput> = (inp, ctx): SolverOutput => {
+  const oneD = inp.dim === 1;
+  const nx = inp.nx;
+  const ny = oneD ? 1 : inp.ny;
+  const kx = oneD ? inp.mode : inp.kx;
+  const ky = oneD ? 0 : inp.ky;
+  if (kx >= nx) {
+    throw new SolverRefusal('INVALID_INPUT', `${oneD ? 'mode' : 'kx'} must be below nx (${nx}): the grid cannot represent sin(${kx}·π·x)`,
+      { field: oneD ? 'mode' : 'kx', max: nx - 1 });
+  }
+  if (!oneD && ky >= ny) {
+    throw new SolverRefusal('INVALID_INPUT', `ky must be below ny (${ny}): the grid cannot represent sin(${ky}·π·y)`, { field: 'ky', max: ny - 1 });
+  }
+  const { alpha, dt, steps } = inp;
+  const dx = 1 / nx;
+  const dy = oneD ? 1 : 1 / ny;
+  const rx = alpha * dt / (dx * dx);
+  const ry = oneD ? 0 : alpha * dt / (dy * dy);
+  const r = rx + ry;
+  const explicit = inp.method === 'explicit';
+  const stability: Stability = {
+    number: r,
+    limit: 0.5,
+    stable: explicit ? r <= 0.5 : true,
+    name: oneD ? 'r = alpha*dt/dx^2' : 'r = alpha*dt*(1/dx^2+1/dy^2)',
+  };
+  if (explicit && r > 0.5) {
+    throw new SolverRefusal('UNSTABLE',
+      `explicit FTCS is unstable: r = alpha*dt*(${oneD ? '1/dx^2' : '1/dx^2+1/dy^2'}) = ${r} exceeds 1/2; lower dt, or use method "implicit"`,
+      { stability });
+  }
+
+  // Grid of (nx+1)·(ny+1) nodes including the zero boundary; row j is contiguous in i.
+  const W = nx + 1;
+  const H = oneD ? 1 : ny + 1;
+  const u = new Float64Array(W * H);
+  const phi = new Float64Array(W * H);
+  const jLo = oneD ? 0 : 1, jHi = oneD ? 0 : ny - 1;
+  let phiNorm = 0;
+  for (let j = jLo; j <= jHi; j++) {
+    const sy = oneD ? 1 : Math.sin(ky * Math.PI * j * dy);
+    for (let i = 1; i < nx; i++) {
+      const v = Math.sin(kx * Math.PI * i * dx) * sy;
+      phi[j * W + i] = v;
+      u[j * W + i] = v;
+      phiNorm += v * v;
+    }
+  }
+  const amplitude = (): number => {
+    let s = 0;
+    for (let j = jLo; j <= jHi; j++) {
+      const row = j * W;
+      for (let i = 1; i < nx; i++) s += u[row + i] * phi[row + i];
+    }
+    return s / phiNorm;
+  };
+
+  const stride = Math.max(1, Math.ceil(steps / 500));
+  const ts: number[] = [0], amps: number[] = [1], refs: number[] = [1];
+  const rate = alpha * Math.PI * Math.PI * (kx * kx + ky * ky);
+  const record = (n: number): void => {
+    const t = n * dt;
+    ts.push(t); amps.push(amplitude()); refs.push(Math.exp(-rate * t));
+  };
+  const progressEvery = Math.max(1, Math.floor(steps / 20));
+
+  const mx = symbol(kx, dx);
+  const my = oneD ? 0 : symbol(ky, dy);
+  let g: number;
+  let methodUsed: string;
+  if (explicit) {
+    methodUsed = 'ftcs';
+    g = 1 - rx * mx - ry * my;
+    const next = new Float64Array(W * H);
+    let cur = u, nxt = next;
+    for (let n = 1; n <= steps; n++) {
+      if (oneD) ftcs1d(cur, nxt, nx, rx);
+      else ftcs2d(cur, nxt, nx, ny, rx, ry);
+      const tmp = cur; cur = nxt; nxt = tmp;
+      if (n % stride === 0 || n === steps) {
+        if (cur !== u) u.set(cur);
+        record(n);
+      }
+      if (n % progressEvery === 0) ctx.progress(n / steps);
+    }
+    if (cur !== u) u.set(cur);
+  } else if (oneD) {
+    methodUsed = 'crank-nicolson';
+    g = (1 - 0.5 * rx * mx) / (1 + 0.5 * rx * mx);
+    // (I − r/2·δ²)·u^{n+1} = (I + r/2·δ²)·u^n on the nx−1 interior nodes.
+    const f = factorConstantTridiagonal(nx - 1, -0.5 * rx, 1 + rx, -0.5 * rx);
+    const rhs = new Float64Array(W);
+    for (let n = 1; n <= steps; n++) {
+      for (let i = 1; i < nx; i++) rhs[i] = u[i] + 0.5 * rx * (u[i - 1] - 2 * u[i] + u[i + 1]);
+      solveFactored(f, rhs, 1, 1);
+      for (let i = 1; i < nx; i++) u[i] = rhs[i];
+      if (n % stride === 0 || n === steps) record(n);
+      if (n % progressEvery === 0) ctx.progress(n / steps);
+    }
+  } else {
+    methodUsed = 'adi-peaceman-rachford';
+    g = ((1 - 0.5 * rx * mx) * (1 - 0.5 * ry * my)) / ((1 + 0.5 * rx * mx) * (1 + 0.5 * ry * my));
+    // Half step 1: (I − rx/2·δx²)·u* = (I + ry/2·δy²)·u^n   (implicit in x, rows)
+    // Half step 2: (I − ry/2·δy²)·u^{n+1} = (I + rx/2·δx²)·u*   (implicit in y, columns)
+    const fx = factorConstantTridiagonal(nx - 1, -0.5 * rx, 1 + rx, -0.5 * rx);
+    const fy = factorConstantTridiagonal(ny - 1, -0.5 * ry, 1 + ry, -0.5 * ry);
+    // Both sweeps use the batched (column) Thomas solve: the explicit half-operators write their
+    // result transposed, so every tridiagonal solve runs down contiguous rows of systems.
+    const Hs = ny + 1;
+    const starT = new Float64Array(W * Hs); // starT[i·Hs + j] = u*(i, j)
+    const hx = 0.5 * rx, hy = 0.5 * ry;
+    for (let n = 1; n <= steps; n++) {
+      adiHalfY(u, starT, nx, ny, hy);
+      solveFactoredBatch(fx, starT, Hs + 1, Hs, ny - 1);
+      adiHalfX(starT, u, nx, ny, hx);
+      solveFactoredBatch(fy, u, W + 1, W, nx - 1);
+      if (n % stride === 0 || n === steps) record(n);
+      if (n % progressEvery === 0) ctx.progress(n / steps);
+    }
+  }
+
+  const value = amps[amps.length - 1];
+  const t = steps * dt;
+  const reference = Math.exp(-rate * t);
+  const discrete = Math.pow(g, steps);
+  if (!Number.isFinite(value)) {
+    throw new SolverRefusal('UNSTABLE', 'the run produced a non-finite amplitude', { stability });
+  }
+  const errorPct = relErrPct(value, reference);
+  const boundPct = 0.1;
+  return {
+    value,
+    result: {
+      amplitude: value,
+      t,
+      dim: oneD ? 1 : 2,
+      nx, ny: oneD ? null : ny,
+      dx, dy: oneD ? null : dy,
+      kx, ky: oneD ? null : ky,
+      method: methodUsed,
+      decayRate: rate,
+      referenceAmplitude: reference,
+      discreteAmplitude: discrete,
+      amplificationFactor: g,
+      schemeErrorPct: relErrPct(value, discrete),
+      truncationErrorPct: relErrPct(discrete, reference),
+    },
+    precision: {
+      errorPct,
+      boundPct,
+      reference: oneD ? 'exp(-alpha*pi^2*mode^2*t)' : 'exp(-alpha*pi^2*(kx^2+ky^2)*t)',
+      withinBound: errorPct <= boundPct,
+      referenceValue: reference,
+    },
+    series: { t: ts, amplitude: amps, reference: refs },
+    stability,
+    method: methodUsed,
+  };
+};

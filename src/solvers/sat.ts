@@ -1,0 +1,302 @@
+// sat: random 3-SAT decided by DPLL with unit propagation.
+//
+// Instances: the fixed-clause-length model of Mitchell, Selman & Levesque (AAAI 1992): m clauses,
+// each over 3 distinct variables drawn uniformly from n, each literal negated with probability 1/2.
+// m = round(alpha·n) unless m is given; alpha ≈ 4.26 is the satisfiability threshold.
+// Method: Davis-Putnam-Logemann-Loveland (Davis, Logemann & Loveland, CACM 5, 394 (1962)) as an
+// iterative search with chronological backtracking and no clause learning:
+//   - unit propagation to a fixpoint with two watched literals per clause (Moskewicz et al.,
+//     "Chaff", DAC 2001), so a clause is only visited when one of its watches becomes false;
+//   - branching on the variable with the most occurrences in the shortest unsatisfied clauses
+//     (MOMS, Freeman 1995: score = 64·(binary occurrences) + ternary occurrences, the sign with
+//     more occurrences first).
+// `decisions` counts branching choices (the value), `backtracks` second branches, and
+// `propagations` literals forced by unit propagation.
+// Reference: a satisfiable answer is checked clause by clause against the assignment; for
+// n <= 20 every answer is also checked by brute force over all 2^n assignments (which also counts
+// the models). There is no stability condition: DPLL is exact and always terminates.
+import { z } from 'zod';
+import type { SolverDescriptor, SolverRun } from './types.ts';
+import { createRng } from './lib/rng.ts';
+
+export const descriptor: SolverDescriptor = {
+  name: 'sat',
+  domain: 'Computational Complexity',
+  method: 'dpll',
+  methodDescription: 'DPLL with unit propagation (two watched literals, MOMS branching) on random 3-SAT',
+  operators: ['KO42', 'CS81'],
+  unit: 'decisions',
+  summary: 'Generates a random 3-SAT instance (n variables, m = alpha·n clauses) and decides it by DPLL with unit propagation; returns a verified satisfying assignment or unsatisfiable, with decisions and propagations counted.',
+  input: z.strictObject({
+    n: z.number().int().min(3).max(120).default(50).describe('variables (3 to 120)'),
+    alpha: z.number().finite().gt(0).max(15).default(4.26).describe('clause-to-variable ratio (ignored when m is given)'),
+    m: z.number().int().min(1).max(2000).optional().describe('number of clauses (1 to 2000); overrides alpha'),
+    seed: z.number().int().min(0).max(0xffffffff).optional().describe('instance seed (default: derived from the input)'),
+  }),
+  examples: [
+    'is this random 3-SAT formula satisfiable with 50 variables',
+    'solve a boolean satisfiability instance at the phase transition ratio 4.26',
+    'DPLL search on random 3-CNF, count decisions and unit propagations',
+    'find a satisfying assignment for a random CNF formula with 100 variables',
+    'how hard is random k-SAT near the threshold',
+    'NP-complete problem benchmark: random 3-SAT with 200 clauses',
+    'check whether a set of logical clauses can all be true at once',
+    'SAT solver run with seed 7 and clause ratio 3',
+    'backtracking search for a boolean formula in conjunctive normal form',
+  ],
+  vocabulary: [
+    'sat', '3-sat', '3sat', 'ksat', 'k-sat', 'satisfiable', 'satisfiability', 'unsatisfiable', 'boolean', 'cnf',
+    'clause', 'clauses', 'literal', 'literals', 'variable', 'assignment', 'dpll', 'davis putnam', 'unit propagation',
+    'backtracking', 'np-complete', 'np', 'complexity', 'computational complexity', 'phase transition', 'threshold',
+    'logic', 'formula', 'solver', 'decisions', 'minisat', 'conjunctive normal form',
+  ],
+};
+
+export interface Instance {
+  n: number;
+  /** clause c has literals lits[3c..3c+2]; literal 2v is x_v, 2v+1 is ¬x_v (v 0-based) */
+  lits: Int32Array;
+  m: number;
+}
+
+/** Random 3-SAT, fixed clause length model. */
+export function randomInstance(n: number, m: number, seed: number): Instance {
+  const rng = createRng(seed);
+  const lits = new Int32Array(3 * m);
+  for (let c = 0; c < m; c++) {
+    const a = rng.int(n);
+    let b = rng.int(n - 1); if (b >= a) b++;
+    let d = rng.int(n - 2);
+    const lo = Math.min(a, b), hi = Math.max(a, b);
+    if (d >= lo) d++;
+    if (d >= hi) d++;
+    lits[3 * c] = 2 * a + (rng.nextU32() & 1);
+    lits[3 * c + 1] = 2 * b + (rng.nextU32() & 1);
+    lits[3 * c + 2] = 2 * d + (rng.nextU32() & 1);
+  }
+  return { n, lits, m };
+}
+
+/** DIMACS signed-integer clauses (variables 1-based). */
+export function toSigned(inst: Instance): number[][] {
+  const out: number[][] = [];
+  for (let c = 0; c < inst.m; c++) {
+    const cl: number[] = [];
+    for (let k = 0; k < 3; k++) { const l = inst.lits[3 * c + k]; cl.push(l & 1 ? -((l >> 1) + 1) : (l >> 1) + 1); }
+    out.push(cl);
+  }
+  return out;
+}
+
+export interface DpllResult {
+  satisfiable: boolean;
+  /** value per variable, 0 or 1 (unassigned variables of a model are set to 0) */
+  assignment: Int8Array | null;
+  decisions: number;
+  backtracks: number;
+  propagations: number;
+}
+
+const UNASSIGNED = -1;
+
+export function dpll(inst: Instance, progress?: () => void): DpllResult {
+  const { n, m, lits } = inst;
+  const nl = 2 * n;
+  const val = new Int8Array(n).fill(UNASSIGNED);
+  // watch lists: for each literal, the clauses currently watching it (two watches per clause:
+  // positions 0 and 1 of the clause's literal order, kept in `order`)
+  const order = Int32Array.from(lits); // per-clause literal order; watched = first two
+  const watchHead = new Int32Array(nl).fill(-1);
+  const watchNext = new Int32Array(2 * m); // node 2c + k: clause c watching order[3c+k], k ∈ {0,1}
+  const addWatch = (lit: number, node: number) => { watchNext[node] = watchHead[lit]; watchHead[lit] = node; };
+  for (let c = 0; c < m; c++) { addWatch(order[3 * c], 2 * c); addWatch(order[3 * c + 1], 2 * c + 1); }
+
+  const trail = new Int32Array(n);
+  let trailLen = 0, qHead = 0;
+  // decision stack: trail position where each level starts, the decision literal, flipped?
+  const levelStart = new Int32Array(n + 1);
+  const levelLit = new Int32Array(n + 1);
+  const levelFlipped = new Uint8Array(n + 1);
+  let level = 0;
+  let decisions = 0, backtracks = 0, propagations = 0;
+
+  // literal value: 1 true, 0 false, −1 unassigned
+  const litVal = (l: number): number => { const v = val[l >> 1]; return v === UNASSIGNED ? -1 : v ^ (l & 1); };
+  const assign = (l: number) => { val[l >> 1] = (l & 1) ^ 1; trail[trailLen++] = l; };
+
+  /** Propagates the trail from qHead; returns false on a conflict. */
+  const propagate = (): boolean => {
+    while (qHead < trailLen) {
+      const falseLit = trail[qHead++] ^ 1;
+      let node = watchHead[falseLit];
+      let prev = -1;
+      while (node !== -1) {
+        const next = watchNext[node];
+        const c = node >> 1, k = node & 1;
+        const base = 3 * c;
+        const other = order[base + (k ^ 1)];
+        if (litVal(other) === 1) { prev = node; node = next; continue; }
+        // look for a replacement watch in the third position
+        const third = order[base + 2];
+        if (litVal(third) !== 0) {
+          // swap the third literal into this watch slot and move the node to its watch list
+          order[base + 2] = order[base + k];
+          order[base + k] = third;
+          if (prev === -1) watchHead[falseLit] = next; else watchNext[prev] = next;
+          addWatch(third, node);
+          node = next;
+          continue;
+        }
+        // no replacement: the clause is unit on `other`, or conflicting
+        const ov = litVal(other);
+        if (ov === 0) { qHead = trailLen; return false; }
+        if (ov === -1) { assign(other); propagations++; }
+        prev = node; node = next;
+      }
+    }
+    return true;
+  };
+
+  /** MOMS branching literal, or −1 when every clause is satisfied. */
+  const score = new Int32Array(nl);
+  const pickBranch = (): number => {
+    score.fill(0);
+    let any = false;
+    for (let c = 0; c < m; c++) {
+      const b = 3 * c;
+      const l0 = lits[b], l1 = lits[b + 1], l2 = lits[b + 2];
+      const v0 = litVal(l0), v1 = litVal(l1), v2 = litVal(l2);
+      if (v0 === 1 || v1 === 1 || v2 === 1) continue;
+      const free = (v0 === -1 ? 1 : 0) + (v1 === -1 ? 1 : 0) + (v2 === -1 ? 1 : 0);
+      const w = free === 2 ? 64 : 1;
+      if (v0 === -1) score[l0] += w;
+      if (v1 === -1) score[l1] += w;
+      if (v2 === -1) score[l2] += w;
+      any = true;
+    }
+    if (!any) return -1;
+    let best = -1, bestScore = -1;
+    for (let v = 0; v < n; v++) {
+      if (val[v] !== UNASSIGNED) continue;
+      const p = score[2 * v], q = score[2 * v + 1];
+      // product rewards variables that shorten clauses on both branches (Freeman 1995)
+      const s = (p + 1) * (q + 1);
+      if (s > bestScore) { bestScore = s; best = p >= q ? 2 * v : 2 * v + 1; }
+    }
+    return best;
+  };
+
+  let ok = propagate();
+  let satisfiable = false;
+  for (;;) {
+    if (!ok) {
+      // backtrack to the deepest level whose decision has not been flipped
+      while (level > 0 && levelFlipped[level]) level--;
+      if (level === 0) break; // the whole tree is exhausted: unsatisfiable
+      const start = levelStart[level];
+      for (let i = trailLen - 1; i >= start; i--) val[trail[i] >> 1] = UNASSIGNED;
+      trailLen = start; qHead = start;
+      const flipped = levelLit[level] ^ 1;
+      levelLit[level] = flipped;
+      levelFlipped[level] = 1;
+      backtracks++;
+      assign(flipped);
+      ok = propagate();
+      continue;
+    }
+    const lit = pickBranch();
+    if (lit === -1) { satisfiable = true; break; }
+    decisions++;
+    if ((decisions & 1023) === 0) progress?.();
+    level++;
+    levelStart[level] = trailLen;
+    levelLit[level] = lit;
+    levelFlipped[level] = 0;
+    assign(lit);
+    ok = propagate();
+  }
+  let assignment: Int8Array | null = null;
+  if (satisfiable) {
+    assignment = new Int8Array(n);
+    for (let v = 0; v < n; v++) assignment[v] = val[v] === 1 ? 1 : 0;
+  }
+  return { satisfiable, assignment, decisions, backtracks, propagations };
+}
+
+/** Number of clauses the assignment leaves false (0 means it is a model). */
+export function falsifiedClauses(inst: Instance, assignment: ArrayLike<number>): number {
+  let bad = 0;
+  for (let c = 0; c < inst.m; c++) {
+    let sat = false;
+    for (let k = 0; k < 3; k++) {
+      const l = inst.lits[3 * c + k];
+      if ((assignment[l >> 1] ^ (l & 1)) === 1) { sat = true; break; }
+    }
+    if (!sat) bad++;
+  }
+  return bad;
+}
+
+/** Counts models by brute force over all 2^n assignments (n <= 20). */
+export function bruteForceModels(inst: Instance): number {
+  const { n, m, lits } = inst;
+  const cm = new Int32Array(m), fm = new Int32Array(m);
+  for (let c = 0; c < m; c++) {
+    for (let k = 0; k < 3; k++) {
+      const l = lits[3 * c + k];
+      cm[c] |= 1 << (l >> 1);
+      if (l & 1) fm[c] |= 1 << (l >> 1); // a negated literal is false when its bit is 1
+    }
+  }
+  let models = 0;
+  const total = 1 << n;
+  outer: for (let mask = 0; mask < total; mask++) {
+    for (let c = 0; c < m; c++) if ((mask & cm[c]) === fm[c]) continue outer;
+    models++;
+  }
+  return models;
+}
+
+const BRUTE_FORCE_MAX_N = 20;
+
+export const run: SolverRun = (input, ctx) => {
+  const n: number = input.n;
+  const m: number = input.m ?? Math.max(1, Math.round(input.alpha * n));
+  const seed: number = input.seed ?? ctx.seed;
+  const inst = randomInstance(n, m, seed);
+  let ticks = 0;
+  const res = dpll(inst, () => ctx.progress(Math.min(0.9, 1 - 1 / (1 + ++ticks / 64))));
+  const falsified = res.assignment ? falsifiedClauses(inst, res.assignment) : 0;
+  let models: number | null = null;
+  let bruteForceAgrees: boolean | null = null;
+  if (n <= BRUTE_FORCE_MAX_N) {
+    models = bruteForceModels(inst);
+    bruteForceAgrees = (models > 0) === res.satisfiable;
+  }
+  ctx.progress(1);
+  const withinBound = falsified === 0 && bruteForceAgrees !== false;
+  return {
+    value: res.decisions,
+    result: {
+      satisfiable: res.satisfiable,
+      assignment: res.assignment ? Array.from(res.assignment, (b, v) => (b ? v + 1 : -(v + 1))) : null,
+      decisions: res.decisions,
+      backtracks: res.backtracks,
+      propagations: res.propagations,
+      n, m, alpha: m / n, seed,
+      falsifiedClauses: falsified,
+      clausesChecked: res.satisfiable ? m : 0,
+      ...(models !== null ? { bruteForceModels: models, bruteForceAgrees } : {}),
+      clauses: toSigned(inst),
+    },
+    precision: {
+      errorPct: res.satisfiable ? (100 * falsified) / m : bruteForceAgrees === false ? 100 : 0,
+      boundPct: 0.1,
+      reference: res.satisfiable
+        ? 'every clause checked against the assignment' + (models !== null ? '; brute force over all 2^n assignments' : '')
+        : 'exhaustive DPLL search' + (models !== null ? ', confirmed by brute force over all 2^n assignments' : ''),
+      withinBound,
+      referenceValue: falsified,
+    },
+  };
+};

@@ -1,0 +1,83 @@
+// The solver contract (DESIGN §10, STYLE: one result shape). A solver module
+// `src/solvers/<name>.ts` exports `descriptor: SolverDescriptor` and `run: SolverRun`.
+// `run` is a pure function executed in the worker pool: it must not touch HTTP, keys, the
+// database, the clock or Math.random; all randomness comes from `ctx.seed` via lib/rng.ts.
+// The engine (src/solvers/engine.ts) discovers every module in this folder that exports both.
+import type { z } from 'zod';
+
+export interface Precision {
+  /** distance to the independent reference, in percent */
+  errorPct: number;
+  /** the ceiling the solver promises (0.1 unless the method documents another) */
+  boundPct: number;
+  /** what the reference is, in words: 'Black-Scholes closed form' */
+  reference: string;
+  withinBound: boolean;
+  /** the reference value itself, when it is a number */
+  referenceValue?: number;
+}
+
+export interface Stability {
+  number: number;
+  limit: number;
+  stable: boolean;
+  /** what the number is: 'r = alpha*dt*(1/dx^2+1/dy^2)' */
+  name?: string;
+}
+
+export interface SolverOutput {
+  value: number;
+  result: Record<string, unknown>;
+  precision: Precision;
+  /** arrays of equal length; `t` (or another abscissa) first. The engine downsamples for `sample`. */
+  series?: Record<string, number[]>;
+  stability?: Stability;
+  /** fields clamped to the spec's range: { dt: { given, used } } */
+  clamped?: Record<string, { given: number; used: number }>;
+  /** method actually used when the descriptor's method has variants (e.g. 'crank-nicolson') */
+  method?: string;
+}
+
+export interface SolverContext {
+  /** unix seconds of the request (only solvers whose input defaults to "now", like protect, read it) */
+  now?: number;
+  /** 32-bit unsigned seed: from the input's `seed` when it has one, else derived from the input */
+  seed: number;
+  /** progress in [0, 1]; cheap, call it every so often in long loops */
+  progress(fraction: number): void;
+}
+
+export interface SolverDescriptor<S extends z.ZodType = z.ZodType> {
+  /** path suffix and tool suffix: 'heat' -> POST /api/svc/heat, tool svc_heat */
+  name: string;
+  /** the spec's domain label: 'Thermal Diffusion' */
+  domain: string;
+  /** short method id: 'crank-nicolson' */
+  method: string;
+  /** the spec's method text, one line */
+  methodDescription: string;
+  /** the spec's operator chain: ['KO42', 'CHE17'] or ['KO42-tensioned'] */
+  operators: string[];
+  unit: string;
+  summary: string;
+  /** the tool's own fields with the spec's defaults and bounds; a z.strictObject */
+  input: S;
+  /** plain-English requests a user would write for this solver (used by svc_auto; at least 6) */
+  examples: string[];
+  /** words and phrases that point to this solver (used by svc_auto) */
+  vocabulary: string[];
+}
+
+export type SolverRun<I = any> = (input: I, ctx: SolverContext) => SolverOutput;
+
+/** A solver refuses by throwing this (it crosses the worker boundary as data). */
+export class SolverRefusal extends Error {
+  readonly code: 'UNSTABLE' | 'PRECISION_REFUSED' | 'SHAPE_REFUSED' | 'INVALID_INPUT' | 'DIMENSIONAL_GATE';
+  readonly details?: Record<string, unknown>;
+  constructor(code: SolverRefusal['code'], message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = 'SolverRefusal';
+    this.code = code;
+    this.details = details;
+  }
+}

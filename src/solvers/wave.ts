@@ -1,0 +1,359 @@
+// wave: energy-conserving leapfrog for linear waves, three variants.
+//  - membrane (default): u_tt = c²·∇²u on the unit square, zero Dirichlet edges, initial displacement
+//    sin(kx·π·x)·sin(ky·π·y) at rest. Central differences in space and time (the leapfrog / Störmer-
+//    Verlet scheme; Strikwerda, "Finite Difference Schemes and PDEs", 2nd ed., §8.1), started with
+//    u¹ = u⁰ + ½(c·dt)²·∇²_h u⁰.
+//  - wave1d (or dim 1): the same for a string on the unit interval, initial sin(mode_k·π·x).
+//  - maxwell: the 2-D TE_z Yee scheme (Yee 1966, IEEE Trans. Antennas Propag. 14:302; Taflove &
+//    Hagness, "Computational Electrodynamics", 3rd ed., §3.6) for Hz, Ex, Ey in the unit square with
+//    perfectly conducting walls (tangential E = 0), permittivity eps and permeability mu, started
+//    from the cavity's TE mode Hz = cos(kx·π·x)·cos(ky·π·y), E = 0. Wave speed c = 1/√(eps·mu).
+// Stability (CFL): Courant number ν = c·dt·√(1/dx² + 1/dy²) <= 1 (c·dt/dx in 1-D). Without `dt`,
+// dt follows from `courant` (default 0.5); an explicit `dt` with ν > 1 is refused (422 UNSTABLE).
+//
+// value: the total discrete energy at the end. The leapfrog schemes conserve a discrete energy
+// exactly (up to rounding) for ν <= 1; it is the staggered-in-time quadratic form
+//   membrane: E^{n+½} = ½‖(u^{n+1} − u^n)/dt‖² + ½c²·⟨u^{n+1}, −∇²_h u^n⟩        (area-weighted)
+//   maxwell:  W^n     = ½eps‖E^n‖² + ½mu·⟨H^{n−½}, H^{n+½}⟩
+// so precision.errorPct is the relative energy drift against the initial energy. The run also
+// measures the mode's angular frequency from the zero crossings of its amplitude and compares it
+// with the analytic c·π·√(kx² + ky²) (result.frequency).
+import { z } from 'zod';
+import { SolverRefusal } from './types.ts';
+import type { SolverDescriptor, SolverRun, SolverOutput, Stability } from './types.ts';
+import { relErrPct } from './lib/precision.ts';
+
+const input = z.strictObject({
+  mode: z.enum(['membrane', 'maxwell', 'wave1d']).default('membrane')
+    .describe('membrane = 2-D scalar wave; maxwell = 2-D TE Yee cavity; wave1d = string'),
+  nx: z.number().int().min(16).max(128).default(64).describe('grid intervals along x (dx = 1/nx)'),
+  ny: z.number().int().min(16).max(128).default(64).describe('grid intervals along y (dy = 1/ny)'),
+  kx: z.number().int().min(1).max(127).default(1).describe('x mode number'),
+  ky: z.number().int().min(1).max(127).default(1).describe('y mode number'),
+  c: z.number().min(1e-6).max(1e6).default(1).describe('wave speed (m/s); maxwell uses 1/sqrt(eps*mu)'),
+  dt: z.number().positive().max(100).optional().describe('time step (s); default from courant'),
+  courant: z.number().positive().max(1).default(0.5).describe('Courant number c*dt*sqrt(1/dx^2+1/dy^2), at most 1'),
+  steps: z.number().int().min(1).max(50000).default(1000).describe('time steps'),
+  dim: z.number().int().min(1).max(2).default(2).describe('1 selects the 1-D string'),
+  mode_k: z.number().int().min(1).max(127).default(1).describe('1-D mode number: initial sin(mode_k*pi*x)'),
+  eps: z.number().min(1e-6).max(1e6).default(1).describe('permittivity (maxwell)'),
+  mu: z.number().min(1e-6).max(1e6).default(1).describe('permeability (maxwell)'),
+});
+
+export type WaveInput = z.infer<typeof input>;
+
+export const descriptor: SolverDescriptor<typeof input> = {
+  name: 'wave',
+  domain: 'Wave Mechanics',
+  method: 'leapfrog',
+  methodDescription: 'energy-conserving leapfrog, 2-D membrane',
+  operators: ['KO42', 'WM1'],
+  unit: 'E',
+  summary: 'Leapfrog time stepping of a vibrating membrane, a string, or a 2-D TE electromagnetic cavity '
+    + '(Yee scheme); value is the conserved discrete energy, checked for drift, with the mode frequency '
+    + 'measured against c*pi*sqrt(kx^2+ky^2).',
+  input,
+  examples: [
+    'Simulate a vibrating square drum membrane and check energy conservation',
+    'Energy drift of a leapfrog wave equation solver over 1000 steps',
+    'Vibrating guitar string: 1-D wave equation with the third harmonic',
+    'Electromagnetic field in a metal cavity with the FDTD Yee scheme',
+    'Propagate a TE mode in a 2-D resonator with permittivity 2 and permeability 1',
+    'What is the oscillation frequency of the (2,1) mode of a square membrane?',
+    'Run the 2-D wave equation at Courant number 0.9 on a 128 by 128 grid',
+    'Standing wave on a string with both ends fixed, wave speed 340',
+    'Maxwell equations finite-difference time-domain simulation of a cavity mode',
+  ],
+  vocabulary: [
+    'wave', 'wave equation', 'membrane', 'drum', 'string', 'vibration', 'vibrating', 'oscillation',
+    'standing wave', 'leapfrog', 'courant', 'cfl', 'maxwell', 'electromagnetic', 'fdtd', 'yee',
+    'cavity', 'resonator', 'te mode', 'energy conservation', 'harmonic', 'wave speed', 'acoustic wave',
+    'hyperbolic pde', 'eigenmode',
+  ],
+};
+
+// ---------------------------------------------------------------------------------------------
+// Kernels (small top-level functions so the JIT optimises each loop on its own). Each advances one
+// step in place and returns nothing; sums the energy needs are accumulated into `acc`.
+
+/** One leapfrog step; acc[0] = Σ(u^{n+1}−u^n)², acc[1] = Σ u^{n+1}·(−∇²_h u^n), acc[2] = Σ u^{n+1}·phi */
+function membraneStep(uPrev: Float64Array, u: Float64Array, nx: number, ny: number, cx2: number, cy2: number,
+  ix2: number, iy2: number, phi: Float64Array, acc: Float64Array): void {
+  const W = nx + 1;
+  let kin = 0, pot = 0, proj = 0;
+  for (let j = 1; j < ny; j++) {
+    const row = j * W;
+    for (let p = row + 1, end = row + nx; p < end; p++) {
+      const c = u[p];
+      const lx = u[p - 1] - 2 * c + u[p + 1];
+      const ly = u[p - W] - 2 * c + u[p + W];
+      const next = 2 * c - uPrev[p] + cx2 * lx + cy2 * ly;
+      const d = next - c;
+      kin += d * d;
+      pot -= next * (ix2 * lx + iy2 * ly);
+      proj += next * phi[p];
+      uPrev[p] = next; // uPrev now holds u^{n+1}
+    }
+  }
+  acc[0] = kin; acc[1] = pot; acc[2] = proj;
+}
+
+function stringStep(uPrev: Float64Array, u: Float64Array, nx: number, cx2: number, ix2: number,
+  phi: Float64Array, acc: Float64Array): void {
+  let kin = 0, pot = 0, proj = 0;
+  for (let p = 1; p < nx; p++) {
+    const c = u[p];
+    const lx = u[p - 1] - 2 * c + u[p + 1];
+    const next = 2 * c - uPrev[p] + cx2 * lx;
+    const d = next - c;
+    kin += d * d;
+    pot -= next * ix2 * lx;
+    proj += next * phi[p];
+    uPrev[p] = next;
+  }
+  acc[0] = kin; acc[1] = pot; acc[2] = proj;
+}
+
+/** H^{n-½} → H^{n+½}; acc[0] = Σ H^{n−½}·H^{n+½}, acc[2] = Σ H^{n+½}·phi */
+function yeeUpdateH(hz: Float64Array, ex: Float64Array, ey: Float64Array, nx: number, ny: number,
+  chx: number, chy: number, phi: Float64Array, acc: Float64Array): void {
+  const W = nx + 1;
+  let hh = 0, proj = 0;
+  for (let j = 0; j < ny; j++) {
+    const hRow = j * nx, eyRow = j * W, exRow = j * nx;
+    for (let i = 0; i < nx; i++) {
+      const q = hRow + i;
+      const old = hz[q];
+      const nw = old - chx * (ey[eyRow + i + 1] - ey[eyRow + i]) + chy * (ex[exRow + nx + i] - ex[exRow + i]);
+      hz[q] = nw;
+      hh += old * nw;
+      proj += nw * phi[q];
+    }
+  }
+  acc[0] = hh; acc[2] = proj;
+}
+
+/** E^n → E^{n+1} (PEC walls stay zero); acc[1] = Σ|E^n|² */
+function yeeUpdateE(hz: Float64Array, ex: Float64Array, ey: Float64Array, nx: number, ny: number,
+  cex: number, cey: number, acc: Float64Array): void {
+  const W = nx + 1;
+  let ee = 0;
+  for (let j = 1; j < ny; j++) {
+    const row = j * nx;
+    for (let i = 0; i < nx; i++) {
+      const q = row + i;
+      const old = ex[q];
+      ee += old * old;
+      ex[q] = old + cey * (hz[q] - hz[q - nx]);
+    }
+  }
+  for (let j = 0; j < ny; j++) {
+    const row = j * W, hRow = j * nx;
+    for (let i = 1; i < nx; i++) {
+      const q = row + i;
+      const old = ey[q];
+      ee += old * old;
+      ey[q] = old - cex * (hz[hRow + i] - hz[hRow + i - 1]);
+    }
+  }
+  acc[1] = ee;
+}
+
+
+/** Angular frequency from the zero crossings of a sampled amplitude a(t) (linear interpolation). */
+function frequencyFromCrossings(ts: Float64Array, as: Float64Array, count: number): number | null {
+  let first = -1, last = -1, crossings = 0;
+  for (let n = 1; n < count; n++) {
+    const a0 = as[n - 1], a1 = as[n];
+    if ((a0 > 0 && a1 <= 0) || (a0 < 0 && a1 >= 0)) {
+      if (a1 === 0 && n + 1 < count && Math.sign(as[n + 1]) === Math.sign(a0)) continue; // touch, not a crossing
+      const tc = ts[n - 1] + (ts[n] - ts[n - 1]) * a0 / (a0 - a1);
+      if (first < 0) first = tc;
+      last = tc;
+      crossings++;
+    }
+  }
+  if (crossings < 2) return null;
+  const halfPeriod = (last - first) / (crossings - 1);
+  return Math.PI / halfPeriod;
+}
+
+export const run: SolverRun<WaveInput> = (inp, ctx): SolverOutput => {
+  const variant = inp.dim === 1 ? 'wave1d' : inp.mode;
+  if (inp.dim === 1 && inp.mode === 'maxwell') {
+    throw new SolverRefusal('INVALID_INPUT', 'mode "maxwell" is the 2-D TE Yee scheme: it cannot run with dim 1', { field: 'dim' });
+  }
+  const oneD = variant === 'wave1d';
+  const nx = inp.nx;
+  const ny = oneD ? 1 : inp.ny;
+  const kx = oneD ? inp.mode_k : inp.kx;
+  const ky = oneD ? 0 : inp.ky;
+  if (kx >= nx) {
+    throw new SolverRefusal('INVALID_INPUT', `${oneD ? 'mode_k' : 'kx'} must be below nx (${nx})`, { field: oneD ? 'mode_k' : 'kx', max: nx - 1 });
+  }
+  if (!oneD && ky >= ny) {
+    throw new SolverRefusal('INVALID_INPUT', `ky must be below ny (${ny})`, { field: 'ky', max: ny - 1 });
+  }
+  const maxwell = variant === 'maxwell';
+  const c = maxwell ? 1 / Math.sqrt(inp.eps * inp.mu) : inp.c;
+  const dx = 1 / nx;
+  const dy = oneD ? 1 : 1 / ny;
+  const geo = oneD ? 1 / dx : Math.sqrt(1 / (dx * dx) + 1 / (dy * dy));
+  const dt = inp.dt ?? inp.courant / (c * geo);
+  const courant = c * dt * geo;
+  const stability: Stability = {
+    number: courant,
+    limit: 1,
+    stable: courant <= 1,
+    name: oneD ? 'c*dt/dx' : 'c*dt*sqrt(1/dx^2+1/dy^2)',
+  };
+  if (courant > 1) {
+    throw new SolverRefusal('UNSTABLE', `leapfrog is unstable: Courant number ${courant} exceeds 1; lower dt`, { stability });
+  }
+  const steps = inp.steps;
+  const omega = c * Math.PI * Math.sqrt(kx * kx + ky * ky);
+  // discrete dispersion relation of the scheme: sin(ω_h·dt/2) = (c·dt/2)·√λ_h
+  const sx = Math.sin(kx * Math.PI * dx / 2), sy = oneD ? 0 : Math.sin(ky * Math.PI * dy / 2);
+  const lambdaH = 4 * sx * sx / (dx * dx) + (oneD ? 0 : 4 * sy * sy / (dy * dy));
+  const omegaDiscrete = (2 / dt) * Math.asin(Math.min(1, 0.5 * c * dt * Math.sqrt(lambdaH)));
+
+  const cell = oneD ? dx : dx * dy;
+  const energies = new Float64Array(steps);
+  const ampT = new Float64Array(steps + 1);
+  const amps = new Float64Array(steps + 1);
+  const acc = new Float64Array(3);
+  const progressEvery = Math.max(1, Math.floor(steps / 20));
+  let continuumEnergy: number;
+
+  if (maxwell) {
+    const { eps, mu } = inp;
+    const hz = new Float64Array(nx * ny);
+    const ex = new Float64Array(nx * (ny + 1));
+    const ey = new Float64Array((nx + 1) * ny);
+    const phi = new Float64Array(nx * ny);
+    let phiNorm = 0;
+    for (let j = 0; j < ny; j++) {
+      const cy = Math.cos(ky * Math.PI * (j + 0.5) * dy);
+      for (let i = 0; i < nx; i++) {
+        const v = Math.cos(kx * Math.PI * (i + 0.5) * dx) * cy;
+        phi[j * nx + i] = v; hz[j * nx + i] = v; phiNorm += v * v;
+      }
+    }
+    // H starts at t = −dt/2 with E⁰ = 0 (time-symmetric standing wave, so H^{−½} = H^{½}).
+    const chx = dt / (mu * dx), chy = dt / (mu * dy), cex = dt / (eps * dx), cey = dt / (eps * dy);
+    ampT[0] = -0.5 * dt; amps[0] = 1;
+    for (let n = 0; n < steps; n++) {
+      yeeUpdateH(hz, ex, ey, nx, ny, chx, chy, phi, acc);
+      yeeUpdateE(hz, ex, ey, nx, ny, cex, cey, acc);
+      energies[n] = 0.5 * cell * (eps * acc[1] + mu * acc[0]);
+      ampT[n + 1] = (n + 0.5) * dt; amps[n + 1] = acc[2] / phiNorm;
+      if ((n + 1) % progressEvery === 0) ctx.progress((n + 1) / steps);
+    }
+    continuumEnergy = 0.5 * mu * 0.25; // ½·mu·∫cos²·cos² over the unit square
+  } else {
+    const W = nx + 1;
+    const H = oneD ? 1 : ny + 1;
+    const phi = new Float64Array(W * H);
+    let phiNorm = 0;
+    const jLo = oneD ? 0 : 1, jHi = oneD ? 0 : ny - 1;
+    for (let j = jLo; j <= jHi; j++) {
+      const syj = oneD ? 1 : Math.sin(ky * Math.PI * j * dy);
+      for (let i = 1; i < nx; i++) {
+        const v = Math.sin(kx * Math.PI * i * dx) * syj;
+        phi[j * W + i] = v; phiNorm += v * v;
+      }
+    }
+    const cx2 = (c * dt / dx) ** 2, cy2 = oneD ? 0 : (c * dt / dy) ** 2;
+    const ix2 = 1 / (dx * dx), iy2 = oneD ? 0 : 1 / (dy * dy);
+    const c2 = c * c, idt2 = 1 / (dt * dt);
+    // Start at rest: u⁰ = phi and, by time symmetry, u^{−1} = u¹ = u⁰ + ½(c·dt)²·∇²_h u⁰, so the first
+    // leapfrog step 2u⁰ − u^{−1} + (c·dt)²·∇²_h u⁰ yields exactly that u¹.
+    let uPrev = new Float64Array(W * H);
+    let u = Float64Array.from(phi);
+    for (let j = jLo; j <= jHi; j++) {
+      const row = j * W;
+      for (let p = row + 1, end = row + nx; p < end; p++) {
+        const cc = u[p];
+        const lx = u[p - 1] - 2 * cc + u[p + 1];
+        const ly = oneD ? 0 : u[p - W] - 2 * cc + u[p + W];
+        uPrev[p] = cc + 0.5 * (cx2 * lx + cy2 * ly);
+      }
+    }
+    ampT[0] = 0; amps[0] = 1;
+    for (let n = 0; n < steps; n++) {
+      if (oneD) stringStep(uPrev, u, nx, cx2, ix2, phi, acc);
+      else membraneStep(uPrev, u, nx, ny, cx2, cy2, ix2, iy2, phi, acc);
+      // uPrev now holds u^{n+1}; the energy is E^{n+½}
+      energies[n] = 0.5 * cell * (acc[0] * idt2 + c2 * acc[1]);
+      ampT[n + 1] = (n + 1) * dt; amps[n + 1] = acc[2] / phiNorm;
+      const tmp = uPrev; uPrev = u; u = tmp;
+      if ((n + 1) % progressEvery === 0) ctx.progress((n + 1) / steps);
+    }
+    continuumEnergy = 0.5 * c2 * Math.PI * Math.PI * (kx * kx + ky * ky) * (oneD ? 0.5 : 0.25);
+  }
+
+  const e0 = energies[0];
+  const value = energies[steps - 1];
+  let maxDrift = 0;
+  for (let n = 0; n < steps; n++) {
+    const d = Math.abs(energies[n] - e0);
+    if (d > maxDrift) maxDrift = d;
+  }
+  if (!Number.isFinite(value) || !Number.isFinite(maxDrift)) {
+    throw new SolverRefusal('UNSTABLE', 'the run produced a non-finite energy', { stability });
+  }
+  let omegaMeasured = frequencyFromCrossings(ampT, amps, steps + 1);
+  let freqMethod = 'zero crossings';
+  if (omegaMeasured === null) {
+    // fewer than two crossings: the three-term recurrence a^{n+1} + a^{n−1} = 2cos(ω_h·dt)·a^n
+    let best = 1, bestAbs = 0;
+    for (let n = 1; n < steps; n++) if (Math.abs(amps[n]) > bestAbs) { bestAbs = Math.abs(amps[n]); best = n; }
+    const cosw = steps >= 2 ? (amps[best + 1] + amps[best - 1]) / (2 * amps[best]) : NaN;
+    omegaMeasured = Number.isFinite(cosw) && Math.abs(cosw) <= 1 ? Math.acos(cosw) / dt : null;
+    freqMethod = 'three-term recurrence';
+  }
+  const errorPct = e0 === 0 ? 0 : (Math.abs(value - e0) / Math.abs(e0)) * 100;
+  const boundPct = 0.01;
+
+  const stride = Math.max(1, Math.ceil(steps / 500));
+  const sT: number[] = [], sE: number[] = [], sA: number[] = [];
+  for (let n = 0; n < steps; n += stride) {
+    sT.push(ampT[n + 1]); sE.push(energies[n]); sA.push(amps[n + 1]);
+  }
+  if ((steps - 1) % stride !== 0) { sT.push(ampT[steps]); sE.push(energies[steps - 1]); sA.push(amps[steps]); }
+
+  return {
+    value,
+    result: {
+      energy: value,
+      initialEnergy: e0,
+      energyDrift: e0 === 0 ? 0 : Math.abs(value - e0) / Math.abs(e0),
+      maxEnergyDrift: e0 === 0 ? 0 : maxDrift / Math.abs(e0),
+      continuumEnergy,
+      variant,
+      nx, ny: oneD ? null : ny,
+      kx, ky: oneD ? null : ky,
+      c,
+      dt,
+      courant,
+      t: steps * dt,
+      frequency: {
+        measured: omegaMeasured,
+        analytic: omega,
+        discrete: omegaDiscrete,
+        method: freqMethod,
+        errorPct: omegaMeasured === null ? null : relErrPct(omegaMeasured, omega),
+      },
+    },
+    precision: {
+      errorPct,
+      boundPct,
+      reference: 'initial discrete energy (leapfrog invariant); mode frequency c*pi*sqrt(kx^2+ky^2) in result.frequency',
+      withinBound: errorPct <= boundPct,
+      referenceValue: e0,
+    },
+    series: { t: sT, energy: sE, amplitude: sA },
+    stability,
+    method: maxwell ? 'yee-fdtd-te' : 'leapfrog',
+  };
+};

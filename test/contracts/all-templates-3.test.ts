@@ -1,0 +1,7 @@
+// Templates 3/3 of the 321: deploy, fire to a terminal state, receipts and chains verify.
+import { test } from 'node:test';
+import { runTemplates } from './template-run.ts';
+
+test('templates part 3 of 3: deploy and fire to a terminal state; receipts and chains verify', async () => {
+  await runTemplates(2, 3);
+});

@@ -1,0 +1,106 @@
+// svc_contract_generate, purely: the request table gives valid definitions whose happy path
+// reaches a terminal state; the output is deterministic.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { generateDefinition, matchTemplates } from '../../src/contracts/generate.ts';
+import { checkDefinition } from '../../src/contracts/definition.ts';
+import { fireOnce, initialSnapshot, isTerminal } from '../../src/contracts/machine.ts';
+import { GENERATE_CASES } from './generate-queries.ts';
+
+test('the request table has at least 40 plain-English requests', () => {
+  assert.ok(GENERATE_CASES.length >= 40);
+});
+
+for (const [i, c] of GENERATE_CASES.entries()) {
+  test(`generate #${i + 1}: ${c.query.slice(0, 70)}`, () => {
+    const g = generateDefinition(c.query);
+    assert.deepEqual(checkDefinition(g.definition).issues, [], 'deploys as is');
+    assert.ok(g.assumptions.length > 0);
+    assert.ok(g.basedOn.length > 0, 'starts from matching templates');
+    // fire along the happy path: variables with the first fire, waits honoured
+    let snap = initialSnapshot(g.definition, 0);
+    let t = 0;
+    const path: string[] = [];
+    g.happyPath.transitions.forEach((name, k) => {
+      t += g.happyPath.waitSeconds[k];
+      const out = fireOnce(g.definition, snap, { t, phase: 0, svcond: 0, variables: k === 0 && Object.keys(g.happyPath.variables).length ? g.happyPath.variables : undefined });
+      assert.ok(out.fired, `step ${k} (${name}) blocked: ${!out.fired && out.reason}`);
+      if (!out.fired) return;
+      assert.equal(out.transition.name, name);
+      path.push(name);
+      snap = out.next;
+    });
+    assert.ok(isTerminal(g.definition, snap.state), `ends in terminal state, not ${snap.state}`);
+    assert.ok(path.length >= c.minSteps, `at least ${c.minSteps} steps, got ${path.join(' > ')}`);
+    const states = g.definition.states.map((s) => s.name);
+    for (const e of c.expect ?? []) assert.ok(states.some((s) => s.includes(e)), `a state mentioning '${e}' in ${states.join(', ')}`);
+    if (c.conditions !== undefined) assert.ok(g.recognised.conditions.length >= c.conditions, `conditions: ${JSON.stringify(g.recognised.conditions)}`);
+    if (c.deadlines !== undefined) assert.ok(g.recognised.deadlines.length >= c.deadlines, `deadlines: ${JSON.stringify(g.recognised.deadlines)}`);
+  });
+}
+
+test('generation is deterministic', () => {
+  for (const c of GENERATE_CASES.slice(0, 10)) {
+    assert.deepEqual(generateDefinition(c.query), generateDefinition(c.query));
+  }
+});
+
+test('a condition blocks its step until the caller fires with the variable set', () => {
+  const g = generateDefinition('Ship the goods, then release the payment only when the buyer confirms delivery.');
+  const cond = g.recognised.conditions[0];
+  assert.ok(cond);
+  assert.equal(g.definition.variables![cond.variable], false);
+  let snap = initialSnapshot(g.definition, 0);
+  const env = { t: 0, phase: 0, svcond: 0 };
+  while (!isTerminal(g.definition, snap.state)) {
+    const out = fireOnce(g.definition, snap, env);
+    if (!out.fired) {
+      assert.match(out.reason, new RegExp(cond.variable));
+      const retry = fireOnce(g.definition, snap, { ...env, variables: { [cond.variable]: true } });
+      assert.ok(retry.fired);
+      if (retry.fired) snap = retry.next;
+      continue;
+    }
+    snap = out.next;
+  }
+  assert.match(snap.state, /released|paid/);
+});
+
+test('a deadline adds an expiry branch that fires once the time has passed', () => {
+  const g = generateDefinition('Submit the claim, then approve it within 2 days and pay the claimant.');
+  assert.equal(g.recognised.deadlines[0]?.seconds, 172800);
+  let snap = initialSnapshot(g.definition, 0);
+  const first = fireOnce(g.definition, snap, { t: 10, phase: 0, svcond: 0 });
+  assert.ok(first.fired);
+  if (!first.fired) return;
+  snap = first.next;
+  const late = fireOnce(g.definition, snap, { t: 10 + 172801, phase: 0, svcond: 0 });
+  assert.ok(late.fired);
+  if (late.fired) assert.equal(late.to, 'expired');
+});
+
+test('a negative condition becomes a branch to a failure state, tried first', () => {
+  const g = generateDefinition('Review the pull request; if the tests fail, reject the change; otherwise merge the branch.');
+  const branch = g.recognised.conditions.find((c) => c.branch);
+  assert.ok(branch, 'branch recognised');
+  const snap0 = initialSnapshot(g.definition, 0);
+  const r1 = fireOnce(g.definition, snap0, { t: 0, phase: 0, svcond: 0 });
+  assert.ok(r1.fired);
+  if (!r1.fired) return;
+  const bad = fireOnce(g.definition, r1.next, { t: 0, phase: 0, svcond: 0, variables: { [branch!.variable]: true } });
+  assert.ok(bad.fired);
+  if (bad.fired) assert.match(bad.to, /reject/);
+});
+
+test('template matching is term overlap: an escrow request picks the escrow template', () => {
+  const m = matchTemplates('escrow: the buyer deposits funds and the seller ships the goods');
+  assert.equal(m[0].t.id, 'escrow-goods');
+  const n = matchTemplates('clinical trial patient screening and randomisation');
+  assert.match(n[0].t.id, /patient|clinical|trial/);
+});
+
+test('an unrecognisable request still returns a deployable definition', () => {
+  const g = generateDefinition('zzzz qqqq xxxx');
+  assert.deepEqual(checkDefinition(g.definition).issues, []);
+  assert.ok(g.assumptions.some((a) => /template/.test(a)));
+});

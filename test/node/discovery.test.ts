@@ -1,0 +1,80 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { testNode, ADMIN_KEY, type TestNode } from '../helpers.ts';
+
+let t: TestNode;
+let m: Awaited<ReturnType<TestNode['machine']>>;
+before(async () => { t = await testNode(); m = await t.machine('explorer'); });
+after(async () => { await t.close(); });
+
+test('GET /openapi.json is valid OpenAPI 3.1 with info.version 1.287.0 and no admin routes', async () => {
+  const r = await t.call('GET', '/openapi.json');
+  assert.equal(r.status, 200);
+  assert.equal(r.body.openapi, '3.1.0');
+  assert.equal(r.body.info.version, '1.287.0');
+  const v = new Validator();
+  const res = await v.validate(r.body);
+  assert.equal(res.valid, true, JSON.stringify(res.errors)?.slice(0, 2000));
+  assert.equal(v.version, '3.1');
+  assert.ok(r.body.paths['/api/svc/protect'].post);
+  assert.ok(r.body.paths['/api/folders/{name}/receipts'].get.parameters.some((p: any) => p.in === 'path' && p.name === 'name'));
+  assert.ok(!Object.keys(r.body.paths).some((p) => p.startsWith('/api/admin')));
+  const page = await t.call('GET', '/docs');
+  assert.equal(page.status, 200);
+  assert.match(page.headers['content-type'], /text\/html/);
+  assert.match(page.text, /svc_protect/);
+});
+
+test('svc_api_catalog searches public endpoints by substring, method and access class; admin is never listed', async () => {
+  const all = (await t.tool('svc_api_catalog', { limit: 200 })).body;
+  assert.ok(all.total >= 20);
+  assert.ok(all.endpoints.every((e: any) => !e.path.startsWith('/api/admin') && e.auth !== 'admin'));
+  const q = (await t.tool('svc_api_catalog', { q: 'pulse' })).body;
+  assert.ok(q.endpoints.some((e: any) => e.path === '/api/svc/pulse'));
+  const gets = (await t.tool('svc_api_catalog', { method: 'GET', auth: 'public' })).body;
+  assert.ok(gets.endpoints.length > 0 && gets.endpoints.every((e: any) => e.method === 'GET' && e.auth === 'public'));
+  assert.equal((await t.tool('svc_api_catalog', { auth: 'admin' })).body.total, 0);
+  assert.equal((await t.tool('svc_api_catalog', { limit: 2 })).body.endpoints.length, 2);
+  assert.equal((await t.tool('svc_api_catalog', { limit: 201 })).isError, true);
+});
+
+test('svc_http calls public endpoints in-process, forwarding the caller\'s key; QUERY merges the body into the query', async () => {
+  const pulse = (await t.tool('svc_http', { method: 'GET', path: '/api/svc/pulse' })).body;
+  assert.equal(pulse.status, 200);
+  assert.equal(pulse.body.f, 1.287);
+  const sealed = (await t.tool('svc_http', { method: 'POST', path: '/api/svc/protect', body: { health: 'up' } }, m.apiKey)).body;
+  assert.equal(sealed.status, 200);
+  assert.equal(sealed.body.keyPrefix, m.keyPrefix);
+  const noKey = (await t.tool('svc_http', { method: 'POST', path: '/api/svc/protect', body: {} })).body;
+  assert.equal(noKey.status, 401);
+  const viaQuery = (await t.tool('svc_http', { method: 'QUERY', path: '/api/observer', body: { limit: 2 } })).body;
+  assert.equal(viaQuery.status, 200);
+  assert.equal(viaQuery.body.entries.length, 2);
+  const withQuery = (await t.tool('svc_http', { method: 'GET', path: '/api/catalog', query: { q: 'mesh', limit: 1 } })).body;
+  assert.equal(withQuery.body.endpoints.length, 1);
+});
+
+test('svc_http refuses admin routes, /api/mcp, traversal, encoded traversal, // and absolute URLs', async () => {
+  const refused: [string, number][] = [
+    ['/api/admin/machines', 403], ['/api/mcp', 403], ['/api/http', 403], ['/api/../admin/machines', 400], ['/api/svc/%2e%2e/admin', 400],
+    ['/api/svc/%2F..%2Fadmin', 400], ['/api//admin/machines', 400], ['http://evil.example/api/x', 400], ['//evil.example/api', 400],
+    ['/etc/passwd', 400], ['/api/svc/pulse?x=1', 400], ['/api/svc/./pulse', 400], ['/api/svc\\pulse', 400], ['/api/svc/pulse%00', 400],
+  ];
+  for (const [path, status] of refused) {
+    for (const key of [undefined, m.apiKey, ADMIN_KEY]) {
+      const r = await t.call('POST', '/api/http', { method: 'GET', path }, key);
+      assert.equal(r.status, status, `${path}: ${r.text}`);
+      assert.equal(r.body.ok, false);
+    }
+  }
+  const viaHttp = await t.call('POST', '/api/http', { method: 'POST', path: '/api/admin/machines/Z00000000000000000000000000/revoke-keys', body: {} }, ADMIN_KEY);
+  assert.equal(viaHttp.status, 403);
+});
+
+test('/api/mesh shows this node and the nodes sharing its database', async () => {
+  const r = (await t.call('GET', '/api/mesh')).body;
+  assert.equal(r.node.id, t.app.nodeId);
+  assert.equal(r.node.version, t.app.version);
+  assert.ok(r.nodes.some((n: any) => n.id === t.app.nodeId && n.self));
+});

@@ -1,0 +1,111 @@
+// A client built on the official MCP SDK talks to /api/mcp over real HTTP; the official
+// conformance runner checks the scenarios that apply to a server without test fixtures.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createRequire } from 'node:module';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { testNode, type TestNode } from '../helpers.ts';
+import { SPEC_TOOL_ORDER } from '../../src/ops/registry.ts';
+
+let t: TestNode;
+let base: string;
+before(async () => { t = await testNode(); base = await t.listen(); });
+after(async () => { await t.close(); });
+
+async function connect(key?: string) {
+  const transport = new StreamableHTTPClientTransport(new URL('/api/mcp', base), {
+    requestInit: key ? { headers: { authorization: `Bearer ${key}` } } : undefined,
+  });
+  const client = new Client({ name: 'svc-test', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+test('an SDK client lists the tools in the spec order with JSON Schemas, and calls pulse, spin_up, protect and verify', async () => {
+  const anon = await connect();
+  const info = anon.getServerVersion();
+  assert.equal(info?.name, 'svc');
+  const { tools } = await anon.listTools();
+  const names = tools.map((x) => x.name);
+  const specOrder = SPEC_TOOL_ORDER.filter((n) => names.includes(n));
+  assert.deepEqual(names.filter((n) => SPEC_TOOL_ORDER.includes(n)), specOrder);
+  for (const tool of tools) assert.equal(tool.inputSchema.type, 'object', tool.name);
+  assert.ok(names.includes('svc_protect') && names.includes('svc_pulse') && names.includes('svc_verify') && names.includes('svc_spin_up'));
+  const pulse: any = await anon.callTool({ name: 'svc_pulse', arguments: {} });
+  assert.equal(pulse.isError, undefined);
+  assert.equal(pulse.structuredContent.f, 1.287);
+  assert.equal(JSON.parse(pulse.content[0].text).svcond, pulse.structuredContent.svcond);
+  // a key-requiring tool without a key is an error result with the DESIGN §9 body
+  const refused: any = await anon.callTool({ name: 'svc_protect', arguments: {} });
+  assert.equal(refused.isError, true);
+  assert.equal(refused.structuredContent.code, 'UNAUTHORIZED');
+  await anon.close();
+
+  const demo = await t.demoKey();
+  const dc = await connect(demo);
+  const spun: any = await dc.callTool({ name: 'svc_spin_up', arguments: { displayName: 'agent one' } });
+  assert.equal(spun.isError, undefined);
+  const apiKey = spun.structuredContent.apiKey;
+  assert.match(apiKey, /^svc_ak_/);
+  await dc.close();
+
+  const mc = await connect(apiKey);
+  const sealed: any = await mc.callTool({ name: 'svc_protect', arguments: { health: 'slow' } });
+  const s = sealed.structuredContent;
+  assert.equal(s.result.guardState, 'DEGRADED');
+  const verified: any = await mc.callTool({ name: 'svc_verify', arguments: { proof: s.svcProof, operatorIds: s.svcState.operators, R_t: s.svcState.masterSum, zeqond: s.svcState.svcond, value: s.value, unit: s.unit } });
+  assert.equal(verified.structuredContent.valid, true);
+  const bad: any = await mc.callTool({ name: 'svc_protect', arguments: { liveness: 7 } });
+  assert.equal(bad.isError, true);
+  assert.equal(bad.structuredContent.code, 'INVALID_INPUT');
+  const unknown: any = await mc.callTool({ name: 'svc_nope', arguments: {} });
+  assert.equal(unknown.isError, true);
+  await mc.close();
+});
+
+test('a long solve sends progress notifications when the client gives a progressToken', async () => {
+  const m = await t.machine('progress');
+  const c = await connect(m.apiKey);
+  const seen: number[] = [];
+  const r: any = await c.callTool({ name: 'svc_action', arguments: { system: 'kepler', order: 4, steps: 1_000_000, dt: 0.001, compare: false } }, undefined, {
+    onprogress: (p) => { seen.push(p.progress); },
+    timeout: 120_000,
+  });
+  assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
+  assert.ok(seen.length >= 2, `progress notifications: ${seen.length}`);
+  for (let i = 1; i < seen.length; i++) assert.ok(seen[i] >= seen[i - 1]);
+  assert.ok(seen.every((p) => p >= 0 && p <= 1));
+  await c.close();
+});
+
+test('an invalid bearer on /api/mcp is a 401 error body; a foreign Host or Origin is refused', async () => {
+  const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const r1 = await fetch(new URL('/api/mcp', base), { method: 'POST', headers: { ...headers, authorization: 'Bearer svc_ak_bogus' }, body: JSON.stringify(init) });
+  assert.equal(r1.status, 401);
+  assert.equal((await r1.json()).code, 'UNAUTHORIZED');
+  const r2 = await t.call('POST', '/api/mcp', init, undefined, { ...headers, host: 'evil.example:80' });
+  assert.equal(r2.status, 403);
+  const r3 = await fetch(new URL('/api/mcp', base), { method: 'POST', headers: { ...headers, origin: 'http://evil.example' }, body: JSON.stringify(init) });
+  assert.equal(r3.status, 403);
+  const r4 = await fetch(new URL('/api/mcp', base), { method: 'POST', headers, body: '{"jsonrpc":' });
+  assert.ok(r4.status >= 400 && r4.status < 500);
+  const r5 = await fetch(new URL('/api/mcp', base), { method: 'POST', headers: { ...headers, 'mcp-session-id': 'nope' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+  assert.equal(r5.status, 404);
+});
+
+test('the official MCP conformance runner passes initialize, ping, tools-list, logging and DNS-rebinding protection', async () => {
+  const require = createRequire(import.meta.url);
+  const pkg = require.resolve('@modelcontextprotocol/conformance/package.json');
+  const cli = pkg.replace(/package\.json$/, 'dist/index.js');
+  const run = promisify(execFile);
+  for (const scenario of ['server-initialize', 'ping', 'tools-list', 'logging-set-level', 'dns-rebinding-protection']) {
+    // async: the node under test answers from this same process
+    const r = await run(process.execPath, [cli, 'server', '--url', `${base}/api/mcp`, '--scenario', scenario], { encoding: 'utf8', timeout: 60_000 }).catch((e) => e);
+    const out = (r.stdout ?? '') + (r.stderr ?? '');
+    assert.match(out, /Passed: (\d+)\/\1, 0 failed/, `${scenario}:\n${out}`);
+  }
+});
