@@ -1,6 +1,7 @@
 // Issue "The node": sealed svc_protect calls per second against a bare Fastify route returning
 // the same JSON, in one run on this machine. Prints throughput, p50/p99 latency and the ratio.
-// Target: sealed throughput at least 30 % of the bare route on the embedded store.
+// Target: sealed throughput at least 30 % of the bare route on the embedded store. For comparison
+// it also measures a node with PGlite on the event loop (SVC_PGLITE_THREAD=0, the earlier design).
 import { startChild, load, fmt } from './lib.ts';
 
 const DURATION = Number(process.env.BENCH_SECONDS || 10);
@@ -22,4 +23,13 @@ try {
 } finally {
   node.child.kill('SIGTERM');
   bare.child.kill('SIGTERM');
+}
+const inLoop = await startChild(here + 'node_server.ts', { SVC_LOG: '0', SVC_PGLITE_THREAD: '0' });
+try {
+  const h = { ...headers, authorization: `Bearer ${inLoop.info.key}` };
+  await load({ url: inLoop.info.url + '/api/svc/protect', method: 'POST', headers: h, body, duration: 2 });
+  const s = await load({ url: inLoop.info.url + '/api/svc/protect', method: 'POST', headers: h, body, duration: DURATION });
+  console.log(`node.bench: sealed, PGlite on the event loop (SVC_PGLITE_THREAD=0)   ${fmt(s.rps, 0)} req/s  p50 ${s.p50} ms  p99 ${s.p99} ms  (non-2xx ${s.non2xx})`);
+} finally {
+  inLoop.child.kill('SIGTERM');
 }

@@ -10,7 +10,7 @@ import { pulseAt, type Clock } from '../core/clock.ts';
 import { computeProof, deriveProofKey } from '../core/seal.ts';
 import { ulid } from '../core/ids.ts';
 import type { Db, Queryable } from '../store/db.ts';
-import { buildEntries, insertEntries, payloadHash } from './chain.ts';
+import { buildEntries, payloadHash } from './chain.ts';
 import { canonicalJson } from '../core/canonical.ts';
 import { sign as ed25519Sign, type KeyObject } from 'node:crypto';
 
@@ -99,7 +99,8 @@ export class Sealer {
     while (this.queue.length) {
       const batch = this.queue.splice(0, 512);
       try {
-        const outcomes = await this.db.tx((q) => sealWithin(q, this, batch.map((b) => b.job)));
+        const env: SealEnv = { tNow: this.now(), tokensPerDay: this.tokensPerDay, proofKey: this.proofKey, signer: this.signer };
+        const outcomes = (await this.db.call<SealOutcome[]>('seal', { env, jobs: batch.map((b) => b.job) })).map(fromOutcome);
         const day = utcDay(this.clock.now());
         outcomes.forEach((o, i) => {
           const tokens = o instanceof Error ? (o.details?.tokens as any) : (o as any).tokens;
@@ -123,7 +124,7 @@ export class Sealer {
   /** Seals one job inside a transaction the caller holds. Throws QUOTA_EXCEEDED if short. */
   async sealInTx(q: Queryable, job: SealJob): Promise<SealedResponse> {
     validateJob(job);
-    const [o] = await sealWithin(q, this, [job]);
+    const [o] = await sealWithin(q, { tNow: this.now(), tokensPerDay: this.tokensPerDay, proofKey: this.proofKey, signer: this.signer }, [job]);
     if (o instanceof Error) throw o;
     return o;
   }
@@ -154,8 +155,26 @@ function quotaError(remaining: number, cost: number, tNow: number): SvcError {
   });
 }
 
-async function sealWithin(q: Queryable, sealer: Sealer, jobs: SealJob[]): Promise<(SealedResponse | SvcError)[]> {
-  const tNow = sealer.now();
+/** What sealing a batch needs besides the store: the instant, the allowance and the keys. It
+ * crosses to the embedded store's thread with the jobs (src/store/procedures.ts). */
+export interface SealEnv { tNow: number; tokensPerDay: number; proofKey: Buffer; signer: ReceiptSigner | null }
+
+/** A batch outcome as data (it crosses threads): the sealed response, or the refusal. */
+export type SealOutcome = { ok: true; response: SealedResponse } | { ok: false; error: { code: SvcError['code']; message: string; details?: Record<string, unknown>; headers?: Record<string, string> } };
+
+/** Seals a batch in the transaction `q` holds (the store procedure 'seal'). */
+export async function sealBatch(q: Queryable, args: { env: SealEnv; jobs: SealJob[] }): Promise<SealOutcome[]> {
+  return (await sealWithin(q, args.env, args.jobs)).map((o) => (o instanceof SvcError
+    ? { ok: false as const, error: { code: o.code, message: o.message, details: o.details, headers: o.headers } }
+    : { ok: true as const, response: o }));
+}
+
+function fromOutcome(o: SealOutcome): SealedResponse | SvcError {
+  return o.ok ? o.response : new SvcError(o.error.code, o.error.message, { details: o.error.details, headers: o.error.headers });
+}
+
+async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): Promise<(SealedResponse | SvcError)[]> {
+  const tNow = env.tNow;
   const today = utcDay(tNow);
   const zids = [...new Set(jobs.map((j) => j.zid))].sort();
   const rows = await q.query<{ zid: string; tokens_day: string; tokens_left: number; chain_seq: number; chain_head: string }>(
@@ -163,7 +182,7 @@ async function sealWithin(q: Queryable, sealer: Sealer, jobs: SealJob[]): Promis
     [zids],
   );
   const state = new Map(rows.map((r) => [r.zid, {
-    left: r.tokens_day === today ? Number(r.tokens_left) : sealer.dailyTokens(),
+    left: r.tokens_day === today ? Number(r.tokens_left) : env.tokensPerDay,
     seq: Number(r.chain_seq),
     head: r.chain_head,
     entries: [] as ReturnType<typeof buildEntries>,
@@ -182,7 +201,7 @@ async function sealWithin(q: Queryable, sealer: Sealer, jobs: SealJob[]): Promis
       operatorIds: job.operators, R_t: pulse.R_t, svcond: pulse.svcond, keyPrefix: job.keyPrefix,
       ...(job.version === 2 ? { value: job.value as number, unit: job.unit ?? '' } : {}),
     };
-    const svcProof = computeProof(sealer.proofKey, proofFields);
+    const svcProof = computeProof(env.proofKey, proofFields);
     const id = 'rcpt_' + ulid(Math.floor(tNow * 1000));
     const folder = job.folder ?? DEFAULT_FOLDER;
     const unsigned: Record<string, unknown> = {
@@ -208,26 +227,34 @@ async function sealWithin(q: Queryable, sealer: Sealer, jobs: SealJob[]): Promis
       receipt: { id, version: job.version, issuedAt, folder, chain: { seq: entry.seq, hash: entry.hash } },
       tokens: { cost: job.cost, remaining: m.left },
     } as unknown as SealedResponse;
-    if (sealer.signer) (response as Record<string, unknown>).signature = signReceipt(sealer.signer, response);
+    if (env.signer) (response as Record<string, unknown>).signature = signReceipt(env.signer, response);
     receiptRows.push([id, job.zid, folder, job.solver, job.version, svcProof, JSON.stringify(response), entry.seq]);
     outcomes.push(response);
   }
-  for (const zid of zids) {
-    const m = state.get(zid);
-    if (!m || !m.entries.length) continue;
-    await insertEntries(q, m.entries);
-    await q.query('UPDATE machines SET tokens_day = $2, tokens_left = $3, chain_seq = $4, chain_head = $5 WHERE zid = $1', [zid, today, m.left, m.seq, m.head]);
-  }
-  if (receiptRows.length) {
-    const params: unknown[] = [];
-    const values = receiptRows.map((r) => {
-      const b = params.length;
-      params.push(...r);
-      return `($${b + 1},$${b + 2},$${b + 3},$${b + 4},$${b + 5},$${b + 6},$${b + 7},$${b + 8})`;
-    });
-    await q.query(`INSERT INTO receipts (id, zid, folder, solver, version, proof, body, chain_seq) VALUES ${values.join(',')}`, params);
-  }
+  if (receiptRows.length) await writeSeals(q, today, state, receiptRows);
   return outcomes;
+}
+
+/** Writes a batch's chain entries, machine updates and receipts in one statement (data-modifying
+ * CTEs): one round trip to the store per batch instead of one per table and machine. */
+async function writeSeals(q: Queryable, today: string, state: Map<string, { left: number; seq: number; head: string; entries: ReturnType<typeof buildEntries> }>, receiptRows: unknown[][]): Promise<void> {
+  const params: unknown[] = [];
+  const p = (v: unknown, cast = '') => { params.push(v); return `$${params.length}${cast}`; };
+  const entryValues: string[] = [];
+  const machineValues: string[] = [];
+  for (const [zid, m] of state) {
+    if (!m.entries.length) continue;
+    for (const e of m.entries) entryValues.push(`(${p(e.zid)},${p(e.seq)},${p(e.kind)},${p(e.ref)},${p(e.at)},${p(e.payloadHash)},${p(e.prevHash)},${p(e.hash)})`);
+    machineValues.push(`(${p(zid, '::text')},${p(today, '::text')},${p(m.left, '::integer')},${p(m.seq, '::bigint')},${p(m.head, '::text')})`);
+  }
+  const receiptValues = receiptRows.map((r) => `(${r.map((v) => p(v)).join(',')})`);
+  await q.query(
+    `WITH e AS (INSERT INTO chain_entries (zid, seq, kind, ref, at, payload_hash, prev_hash, hash) VALUES ${entryValues.join(',')}),
+     m AS (UPDATE machines AS x SET tokens_day = v.d, tokens_left = v.l, chain_seq = v.s, chain_head = v.h
+           FROM (VALUES ${machineValues.join(',')}) AS v(z, d, l, s, h) WHERE x.zid = v.z)
+     INSERT INTO receipts (id, zid, folder, solver, version, proof, body, chain_seq) VALUES ${receiptValues.join(',')}`,
+    params,
+  );
 }
 
 /** Remaining tokens of a machine today (without charging). */

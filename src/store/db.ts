@@ -5,6 +5,7 @@ import { join, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 export interface Queryable {
   query<T = Record<string, any>>(sql: string, params?: unknown[]): Promise<T[]>;
@@ -16,6 +17,8 @@ export interface Db extends Queryable {
   readonly backend: 'pglite' | 'postgres';
   /** Runs fn in one transaction; rolls back if it throws. */
   tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  /** Runs a store procedure (src/store/procedures.ts) in one transaction, next to the store. */
+  call<T>(procedure: string, args: unknown): Promise<T>;
   /** LISTEN on a channel (PostgreSQL only does cross-process; PGlite delivers in-process). */
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   notify(channel: string, payload: string): Promise<void>;
@@ -31,6 +34,7 @@ export async function openDb(opts: { databaseUrl: string | null; dataDir: string
 }
 
 async function openPglite(dataDir: string): Promise<Db> {
+  if (process.env.SVC_PGLITE_THREAD !== '0') return openPgliteThread(dataDir);
   const { PGlite } = await import('@electric-sql/pglite');
   let pg: InstanceType<typeof PGlite>;
   if (dataDir === ':memory:') pg = new PGlite({ loadDataDir: await migratedTemplate(PGlite) });
@@ -52,6 +56,10 @@ async function openPglite(dataDir: string): Promise<Db> {
         exec: async (sql) => { await t.exec(sql); },
       }));
     },
+    async call(name, args) {
+      const proc = await procedure(name);
+      return (this as Db).tx((q) => proc(q, args)) as any;
+    },
     async listen(channel, cb) {
       const unsub = await pg.listen(channel, cb);
       return async () => { await unsub(); };
@@ -61,6 +69,119 @@ async function openPglite(dataDir: string): Promise<Db> {
     },
     async close() { await pg.close(); },
   };
+}
+
+/** The embedded store in its own worker thread (src/store/pglite-thread.ts): the same PGlite,
+ * reached by messages, so its WebAssembly runs beside the event loop instead of on it. The
+ * thread keeps the process alive only while a statement is in flight. `SVC_PGLITE_THREAD=0` runs
+ * PGlite on the event loop instead (benchmarks compare the two). */
+async function openPgliteThread(dataDir: string): Promise<Db> {
+  let workerData: { dataDir?: string; template?: ArrayBuffer };
+  let transferList: ArrayBuffer[] = [];
+  if (dataDir === ':memory:') {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const bytes = new Uint8Array(await (await migratedTemplate(PGlite)).arrayBuffer());
+    workerData = { template: bytes.buffer as ArrayBuffer };
+    transferList = [bytes.buffer as ArrayBuffer];
+  } else {
+    mkdirSync(join(dataDir, 'pgdata'), { recursive: true });
+    workerData = { dataDir: join(dataDir, 'pgdata') };
+  }
+  const worker = new Worker(new URL('./pglite-thread.ts', import.meta.url), { workerData, transferList });
+  const pending = new Map<number, { resolve: (rows: any) => void; reject: (e: unknown) => void }>();
+  const channels = new Map<string, Set<(payload: string) => void>>();
+  let nextId = 1;
+  let nextTx = 1;
+  let dead: Error | null = null;
+  const fail = (e: Error) => {
+    dead ??= e;
+    for (const p of pending.values()) p.reject(dead);
+    pending.clear();
+  };
+  const ready = new Promise<void>((resolve, reject) => {
+    worker.once('message', (m: any) => (m.ready ? resolve() : reject(rebuildError(m.error))));
+    worker.once('error', reject);
+  });
+  worker.on('message', (m: any) => {
+    if (m.channel !== undefined) { channels.get(m.channel)?.forEach((h) => { try { h(m.payload ?? ''); } catch { /* a listener's bug is its own */ } }); return; }
+    const p = pending.get(m.id);
+    if (!p) return;
+    pending.delete(m.id);
+    if (!pending.size) worker.unref();
+    if (m.ok) p.resolve(m.rows); else p.reject(rebuildError(m.error));
+  });
+  worker.on('error', (e) => fail(e));
+  worker.on('exit', (code) => fail(new Error(`the embedded store's thread exited (code ${code})`)));
+  await ready;
+  worker.unref();
+  const call = (msg: Record<string, unknown>): Promise<any> => {
+    if (dead) return Promise.reject(dead);
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      if (!pending.size) worker.ref();
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ ...msg, id });
+    });
+  };
+  const queryable = (tx?: number): Queryable => ({
+    async query(sql, params) { return (await call({ op: 'query', sql, params: params ?? [], tx })) ?? []; },
+    async exec(sql) { await call({ op: 'exec', sql, tx }); },
+  });
+  const top = queryable();
+  return {
+    backend: 'pglite',
+    query: top.query,
+    exec: top.exec,
+    async tx(fn) {
+      const tx = nextTx++;
+      await call({ op: 'begin', tx });
+      let out;
+      try {
+        out = await fn(queryable(tx));
+      } catch (e) {
+        await call({ op: 'end', tx, commit: false }).catch(() => {});
+        throw e;
+      }
+      await call({ op: 'end', tx, commit: true });
+      return out;
+    },
+    async call(name, args) {
+      return call({ op: 'call', name, args });
+    },
+    async listen(channel, cb) {
+      let set = channels.get(channel);
+      if (!set) {
+        set = new Set();
+        channels.set(channel, set);
+        await call({ op: 'listen', channel });
+      }
+      set.add(cb);
+      return async () => { set!.delete(cb); };
+    },
+    async notify(channel, payload) {
+      await top.query(`SELECT pg_notify($1, $2)`, [channel, payload]);
+    },
+    async close() {
+      if (dead) return;
+      await call({ op: 'close' }).catch(() => {});
+      dead = new Error('the store is closed');
+      await worker.terminate();
+    },
+  };
+}
+
+/** A store procedure by name (imported late: procedures import the services that use this module). */
+export async function procedure(name: string): Promise<(q: Queryable, args: any) => Promise<unknown>> {
+  const { procedures } = await import('./procedures.ts');
+  if (!Object.hasOwn(procedures, name)) throw new Error(`no store procedure named ${name}`);
+  return (procedures as Record<string, (q: Queryable, args: any) => Promise<unknown>>)[name];
+}
+
+/** A store error from the thread, with its SQLSTATE `code` and diagnostics, as PGlite threw it. */
+function rebuildError(fields: Record<string, unknown> = {}): Error {
+  const e = new Error(String(fields.message ?? 'store error'));
+  for (const [k, v] of Object.entries(fields)) if (k !== 'message' && k !== 'stack') (e as any)[k] = v;
+  return e;
 }
 
 async function openPostgres(url: string, schema: string | null): Promise<Db> {
@@ -105,6 +226,10 @@ async function openPostgres(url: string, schema: string | null): Promise<Db> {
       } finally {
         client.release();
       }
+    },
+    async call(name, args) {
+      const proc = await procedure(name);
+      return (this as Db).tx((q) => proc(q, args)) as any;
     },
     async listen(channel, cb) {
       if (!listener) {

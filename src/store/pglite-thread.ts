@@ -1,0 +1,131 @@
+// The embedded store's own thread (docs/node.md, "Seal-path throughput"): PGlite is PostgreSQL
+// compiled to WebAssembly and runs synchronously wherever it lives; on the event loop it took
+// about half of the node's time under sealing load. Here it runs in a worker thread, and the
+// event loop only exchanges messages with it (src/store/db.ts, `openPgliteThread`).
+//
+// Messages in:  {id, op: 'query'|'exec', sql, params?, tx?}   a statement (inside transaction tx)
+//               {id, op: 'call', name, args}   a store procedure in its own transaction (procedures.ts)
+//               {id, op: 'begin', tx} / {id, op: 'end', tx, commit}   open / close a transaction
+//               {id, op: 'listen'|'unlisten', channel}   {id, op: 'close'}
+// Messages out: {id, ok: true, rows?} (rows: a procedure's result) | {id, ok: false, error}   {channel, payload} (a NOTIFY)
+// A transaction holds PGlite's transaction lock from 'begin' to 'end': statements outside it wait,
+// exactly as they do when PGlite runs in the main thread.
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { procedure, type Queryable } from './db.ts';
+
+interface Msg { id: number; op: string; sql?: string; params?: unknown[]; tx?: number; commit?: boolean; channel?: string; name?: string; args?: unknown }
+
+const port = parentPort!;
+const init = workerData as { dataDir?: string; template?: ArrayBuffer };
+const pg = init.template ? new PGlite({ loadDataDir: new Blob([init.template]) }) : new PGlite(init.dataDir!);
+
+/** the error fields the node reads (SQLSTATE `code` and PostgreSQL's diagnostics) */
+const ERROR_FIELDS = ['name', 'message', 'code', 'severity', 'detail', 'hint', 'position', 'where', 'schema', 'table', 'column', 'dataType', 'constraint'];
+function errorOf(e: any): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of ERROR_FIELDS) if (e && e[k] !== undefined) out[k] = typeof e[k] === 'object' ? String(e[k]) : e[k];
+  if (!out.message) out.message = String(e);
+  return out;
+}
+
+function reply(id: number, p: Promise<unknown[] | undefined>): void {
+  p.then(
+    (rows) => port.postMessage(rows === undefined ? { id, ok: true } : { id, ok: true, rows }),
+    (e) => port.postMessage({ id, ok: false, error: errorOf(e) }),
+  );
+}
+
+function queryableOf(t: Transaction): Queryable {
+  return {
+    query: async (sql, params) => (await t.query(sql, params as any[])).rows as any[],
+    exec: async (sql) => { await t.exec(sql); },
+  };
+}
+
+/** statements of an open transaction wait here until the main thread sends them */
+class Inbox {
+  private items: Msg[] = [];
+  private waiter: ((m: Msg) => void) | null = null;
+  push(m: Msg): void {
+    if (this.waiter) { const w = this.waiter; this.waiter = null; w(m); } else this.items.push(m);
+  }
+  next(): Promise<Msg> {
+    const m = this.items.shift();
+    return m ? Promise.resolve(m) : new Promise((r) => { this.waiter = r; });
+  }
+}
+const open = new Map<number, Inbox>();
+const ROLLBACK = Symbol('rollback');
+const unlisteners = new Map<string, () => Promise<void>>();
+
+function begin(m: Msg): void {
+  const inbox = new Inbox();
+  open.set(m.tx!, inbox);
+  let endId = -1;
+  pg.transaction(async (t) => {
+    port.postMessage({ id: m.id, ok: true });
+    for (;;) {
+      const s = await inbox.next();
+      if (s.op === 'end') {
+        endId = s.id;
+        if (!s.commit) throw ROLLBACK;
+        return;
+      }
+      reply(s.id, s.op === 'exec' ? t.exec(s.sql!).then(() => undefined) : t.query(s.sql!, s.params as any[]).then((r) => r.rows));
+      // the next statement is sent only after this one answered, so they run in order
+    }
+  }).then(
+    () => port.postMessage({ id: endId, ok: true }),
+    (e) => {
+      if (endId >= 0) port.postMessage(e === ROLLBACK ? { id: endId, ok: true } : { id: endId, ok: false, error: errorOf(e) });
+      else port.postMessage({ id: m.id, ok: false, error: errorOf(e) }); // BEGIN itself failed
+    },
+  ).finally(() => open.delete(m.tx!));
+}
+
+port.on('message', (m: Msg) => {
+  switch (m.op) {
+    case 'query':
+    case 'exec': {
+      if (m.tx !== undefined) {
+        const inbox = open.get(m.tx);
+        if (!inbox) { port.postMessage({ id: m.id, ok: false, error: { message: 'the transaction has ended' } }); return; }
+        inbox.push(m);
+        return;
+      }
+      reply(m.id, m.op === 'exec' ? pg.exec(m.sql!).then(() => undefined) : pg.query(m.sql!, m.params as any[]).then((r) => r.rows));
+      return;
+    }
+    case 'begin': begin(m); return;
+    case 'call': {
+      reply(m.id, procedure(m.name!).then((proc) => pg.transaction((t) => proc(queryableOf(t), m.args))) as Promise<any>);
+      return;
+    }
+    case 'end': {
+      const inbox = open.get(m.tx!);
+      if (!inbox) { port.postMessage({ id: m.id, ok: true }); return; }
+      inbox.push(m);
+      return;
+    }
+    case 'listen': {
+      const channel = m.channel!;
+      reply(m.id, (async () => {
+        if (!unlisteners.has(channel)) unlisteners.set(channel, await pg.listen(channel, (payload) => port.postMessage({ channel, payload })));
+        return undefined;
+      })());
+      return;
+    }
+    case 'close': {
+      reply(m.id, pg.close().then(() => undefined));
+      return;
+    }
+    default:
+      port.postMessage({ id: m.id, ok: false, error: { message: `unknown store operation ${m.op}` } });
+  }
+});
+
+pg.waitReady.then(
+  () => port.postMessage({ ready: true }),
+  (e) => port.postMessage({ ready: false, error: errorOf(e) }),
+);
