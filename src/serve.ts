@@ -1,6 +1,13 @@
 import { createApp } from './app.ts';
 import { buildHttp } from './http/server.ts';
 
+/** How long a stopping node waits for in-flight requests before it exits anyway: long enough for
+ * a solver job that has just started to run out its whole budget and be sealed (or refused), plus
+ * the seal and the reply; never less than 15 s. */
+export function drainDeadlineMs(solverTimeoutMs: number): number {
+  return Math.max(15_000, solverTimeoutMs + 5_000);
+}
+
 /** Starts the node and listens; SIGTERM/SIGINT drain in-flight requests, then close. */
 export async function serve(env: Record<string, string | undefined> = process.env) {
   const app = await createApp({ env });
@@ -11,7 +18,7 @@ export async function serve(env: Record<string, string | undefined> = process.en
     if (closing) return;
     closing = true;
     http.log.info({ signal }, 'shutting down: draining in-flight requests');
-    const force = setTimeout(() => process.exit(1), 15_000);
+    const force = setTimeout(() => process.exit(1), drainDeadlineMs(app.config.solverTimeoutMs));
     force.unref();
     try {
       await http.close();

@@ -15,6 +15,7 @@ import { sha256Hex, ulid } from '../core/ids.ts';
 import { appendToChain } from '../services/chain.ts';
 import type { App } from '../app.ts';
 import type { Queryable } from '../store/db.ts';
+import type { SealedResponse } from '../services/sealer.ts';
 import { validateDefinition, assertDefinitionSize, type ContractDefinition, type VarValue } from './definition.ts';
 import { fireOnce, initialSnapshot, isTerminal, type ContractSnapshot } from './machine.ts';
 import { getTemplate } from './templates.ts';
@@ -195,7 +196,8 @@ export interface FireRequest {
 }
 
 export async function fireContract(app: App, who: Signer, id: string, req: FireRequest) {
-  return app.db.tx(async (q) => {
+  let committed: SealedResponse | null = null;
+  const out = await app.db.tx(async (q) => {
     const row = await loadOwned(q, who.zid, id, true);
     const def = JSON.parse(row.definition) as ContractDefinition;
     const snap = snapshotOf(row);
@@ -253,6 +255,9 @@ export async function fireContract(app: App, who: Signer, id: string, req: FireR
        INSERT INTO contract_fires (contract_id, seq, transition, from_state, to_state, receipt_id, chain_seq, t, variables)
        SELECT id, $4, $7, $8, $2, $9, $10, $6, $5 FROM moved`,
       [row.id, next.state, terminal, next.fireCount, JSON.stringify(next.variables), t, outcome.transition.name, outcome.from, sealed.receipt.id, sealed.receipt.chain.seq]);
+    committed = sealed;
     return { ...sealed, next: terminal ? [] : available(def, next.state) };
   });
+  if (committed) app.sealer.announce(who.zid, committed);
+  return out;
 }

@@ -8,7 +8,7 @@
 //                requests count too): rate and latency histogram by operation id and status
 //   solver jobs  a wrapper around app.pool.run: queue + run time by solver and outcome
 //   pool         app.pool.stats at scrape time: threads, queue depth, utilisation
-//   seals        app.sealer.onSealed (group-commit seals of this node) by solver
+//   seals        app.sealer.onSealed (every seal this node commits, contract fires included) by solver
 //   refusals     error bodies' `code` (QUOTA_EXCEEDED = token refusals), counted on send
 //   MCP          sessions opened (a reply that hands out a new Mcp-Session-Id) and requests
 //   process      RSS, heap, CPU seconds, event-loop delay, start time
@@ -59,7 +59,7 @@ export function nodeMetrics(app: App): NodeMetrics {
     inFlight: r.gauge('svc_http_requests_in_flight', 'HTTP requests being handled now.'),
     solverSeconds: r.histogram('svc_solver_job_duration_seconds', 'Solver jobs in the worker pool (queue wait + run), by solver and outcome (ok, refused, timeout, cancelled, error).', ['solver', 'outcome']),
     solverInFlight: r.gauge('svc_solver_jobs_in_flight', 'Solver jobs queued or running in the worker pool.'),
-    seals: r.counter('svc_seals_total', 'Results sealed by this node (group-commit seal path), by solver.', ['solver']),
+    seals: r.counter('svc_seals_total', 'Results sealed by this node (solver calls, contract fires, every sealed operation), by solver.', ['solver']),
     errors: r.counter('svc_http_errors_total', 'Error responses by stable error code (DESIGN §9).', ['code']),
     tokenRefusals: r.counter('svc_token_refusals_total', 'Calls refused for lack of compute tokens (429 QUOTA_EXCEEDED).'),
     mcpSessions: r.counter('svc_mcp_sessions_opened_total', 'MCP sessions opened on this node (Streamable HTTP, Mcp-Session-Id).'),

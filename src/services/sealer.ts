@@ -111,7 +111,7 @@ export class Sealer {
           if (o instanceof Error) batch[i].reject(o);
           else {
             batch[i].resolve(o);
-            for (const h of this.onSealed) { try { h(batch[i].job.zid, o); } catch { /* observers never break a seal */ } }
+            this.announce(batch[i].job.zid, o);
           }
         });
       } catch (e) {
@@ -121,7 +121,14 @@ export class Sealer {
     this.flushing = false;
   }
 
-  /** Seals one job inside a transaction the caller holds. Throws QUOTA_EXCEEDED if short. */
+  /** Runs the onSealed hooks for a committed seal. The group-commit path calls it itself; a caller
+   * of `sealInTx` calls it once its own transaction has committed. */
+  announce(zid: string, response: SealedResponse): void {
+    for (const h of this.onSealed) { try { h(zid, response); } catch { /* observers never break a seal */ } }
+  }
+
+  /** Seals one job inside a transaction the caller holds (then `announce` it after commit).
+   * Throws QUOTA_EXCEEDED if short. */
   async sealInTx(q: Queryable, job: SealJob): Promise<SealedResponse> {
     validateJob(job);
     const [o] = await sealWithin(q, { tNow: this.now(), tokensPerDay: this.tokensPerDay, proofKey: this.proofKey, signer: this.signer }, [job]);

@@ -4,6 +4,7 @@
 // SIGTERM drains: requests in flight finish with 200, new connections are refused, the process
 // exits 0; its JSON logs carry the request ids.
 import { test } from 'node:test';
+import { drainDeadlineMs } from '../../src/serve.ts';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { request } from 'node:http';
@@ -219,4 +220,10 @@ test('SIGTERM drains: requests in flight finish with 200, new connections are re
     await stopNode(node);
     rmSync(dataDir, { recursive: true, force: true });
   }
+});
+
+test('a stopping node waits out a whole solver budget before it exits anyway', () => {
+  assert.equal(drainDeadlineMs(20_000), 25_000);
+  assert.equal(drainDeadlineMs(60_000), 65_000);
+  assert.equal(drainDeadlineMs(1_000), 15_000);
 });

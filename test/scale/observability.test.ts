@@ -104,6 +104,29 @@ test('GET /metrics: request rate and latency by operation, solver job times, poo
   }
 });
 
+test('svc_seals_total counts contract fires too (they seal inside their own transaction), and only fires that sealed', async () => {
+  const t = await testNode();
+  try {
+    const m = await t.machine();
+    const def = {
+      version: 2, name: 'Two steps', initial: 'open',
+      states: [{ name: 'open' }, { name: 'done', terminal: true }],
+      transitions: [{ from: 'open', to: 'done', name: 'finish', guard: 'ready' }],
+      variables: { ready: false },
+    };
+    const d = await t.call('POST', '/api/contracts', { definition: def }, m.apiKey);
+    assert.equal(d.status, 200, d.text);
+    const blocked = await t.call('POST', `/api/contracts/${d.body.id}/fire`, {}, m.apiKey);
+    assert.equal(blocked.body.fired, false, blocked.text);
+    const fired = await t.call('POST', `/api/contracts/${d.body.id}/fire`, { variables: { ready: true } }, m.apiKey);
+    assert.equal(fired.body.fired, true, fired.text);
+    const text = (await t.call('GET', '/metrics')).text;
+    assert.equal(metricValue(text, 'svc_seals_total', { solver: 'contract' }), 1);
+  } finally {
+    await t.close();
+  }
+});
+
 test('GET /metrics can require a bearer (SVC_METRICS_TOKEN)', async () => {
   const t = await testNode({ env: { SVC_METRICS_TOKEN: 'scrape-secret' } });
   try {
