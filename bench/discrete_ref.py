@@ -4,8 +4,9 @@
 Usage: python3 bench/discrete_ref.py '<json spec>'
 Prints one JSON object: for each section the best-of-`reps` CPU time (time.process_time) in
 seconds and the value.
-  quant: European option by Monte Carlo, antithetic pairs, terminal GBM sampling (the same
-         estimator as src/solvers/quant.ts), NumPy default_rng (PCG64 + ziggurat normals).
+  quant: European option by Monte Carlo, antithetic pairs, terminal GBM sampling, price and
+         pathwise delta with standard errors (the same estimator and the same one-exp-per-pair
+         arithmetic as src/solvers/quant.ts), NumPy default_rng (PCG64 + ziggurat normals).
   gauge: 2-D compact U(1) heat-bath sweeps, checkerboard-vectorised, von Mises draws from
          numpy.random.Generator.vonmises (the same update as src/solvers/gauge.ts).
   zeta:  mpmath.nzeros(T).
@@ -24,16 +25,22 @@ def quant(spec):
     z = rng.standard_normal(pairs)
     drift = (r - 0.5 * sigma * sigma) * T
     vol = sigma * np.sqrt(T)
+    # the same work as quant.ts: one exp per pair (S0*e^(drift - vol*z) = S0^2*e^(2*drift)/up),
+    # price and pathwise delta with their standard errors
     up = S0 * np.exp(drift + vol * z)
-    dn = S0 * np.exp(drift - vol * z)
-    disc = np.exp(-r * T)
+    dn = (S0 * S0 * np.exp(2 * drift)) / up
+    half = 0.5 * np.exp(-r * T)
     if spec["type"] == "call":
-        x = 0.5 * disc * (np.maximum(up - K, 0.0) + np.maximum(dn - K, 0.0))
+        x = half * (np.maximum(up - K, 0.0) + np.maximum(dn - K, 0.0))
+        d = (half / S0) * (np.where(up > K, up, 0.0) + np.where(dn > K, dn, 0.0))
     else:
-        x = 0.5 * disc * (np.maximum(K - up, 0.0) + np.maximum(K - dn, 0.0))
+        x = half * (np.maximum(K - up, 0.0) + np.maximum(K - dn, 0.0))
+        d = -(half / S0) * (np.where(up < K, up, 0.0) + np.where(dn < K, dn, 0.0))
     price = x.mean()
     std_err = x.std(ddof=1) / np.sqrt(pairs)
-    return float(price), float(std_err)
+    delta = d.mean()
+    delta_err = d.std(ddof=1) / np.sqrt(pairs)
+    return float(price), float(std_err), float(delta), float(delta_err)
 
 
 def gauge(spec):

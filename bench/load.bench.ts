@@ -135,7 +135,7 @@ if (SOAK_SECONDS > 0) {
   const late = avg(samples.slice(-tenth));
   const growth = (100 * (late - early)) / early;
   console.log(line(`soak ${SOAK_SECONDS} s sealed protect @ ${rate}/s`, soak));
-  console.log(`load.bench: soak RSS ${mb(early)} after warm-up -> ${mb(late)} at the end: growth ${growth.toFixed(1)} % (target < 10 %); ${soak.total} sealed; chains ${await verifyChains(node.url, machines)}`);
+  console.log(`load.bench: soak RSS ${mb(early)} after warm-up -> ${mb(late)} at the end: growth ${growth.toFixed(1)} % (target < 10 %: ${growth < 10 ? 'met' : 'NOT MET'}); ${soak.total} sealed; chains ${await verifyChains(node.url, machines)}`);
   await stopNode(node);
 }
 console.log(`load.bench: load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} at the end`);

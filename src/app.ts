@@ -34,7 +34,7 @@ export interface App {
   /** run when the HTTP server starts closing, before it drains in-flight requests (end SSE streams) */
   beforeClose: (() => Promise<void> | void)[];
   /** in-process dispatch of an HTTP request (svc_http); set by the HTTP layer */
-  inject?: (req: { method: string; url: string; headers: Record<string, string>; payload?: unknown }) => Promise<{ statusCode: number; body: string; headers: Record<string, unknown> }>;
+  inject?: (req: { method: string; url: string; headers: Record<string, string>; payload?: unknown }) => Promise<{ statusCode: number; body: string; headers: Record<string, unknown>; truncated?: boolean }>;
   close(): Promise<void>;
 }
 

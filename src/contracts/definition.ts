@@ -79,7 +79,17 @@ const RESERVED = new Set([
   ...Object.keys(BUILTIN_SYMBOLS),
   'true', 'false', 'null', 'undefined', 'and', 'or', 'not', 'xor', 'mod', 'to', 'in',
   'e', 'E', 'pi', 'PI', 'i', 'Infinity', 'NaN', 'tau', 'phi', 'LN2', 'LN10', 'LOG2E', 'LOG10E', 'SQRT2', 'SQRT1_2',
+  // names the sandbox refuses as symbols, and every Object.prototype member: a variable of such a
+  // name could never be read by a guard, and `name in obj` would find it on every object
+  ...Object.getOwnPropertyNames(Object.prototype),
+  'prototype', 'eval', 'Function', 'globalThis', 'process', 'require', 'import', 'this',
 ]);
+
+/** True when a variable name is reserved (builtin symbol, constant, keyword, or a name the
+ * sandbox refuses such as `constructor`, `toString` or any name starting with `__`). */
+export function isReservedVariableName(name: string): boolean {
+  return RESERVED.has(name) || name.startsWith('__');
+}
 
 export const STATE_NAME_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 export const VAR_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -98,7 +108,7 @@ export const DEFINITION_JSON_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: '/api/contracts/schema',
   title: 'State contract definition',
-  description: 'A finite state machine run by svc_contract_fire. Transitions are tried in array order: a fire takes the first transition leaving the current state whose guard passes. Beyond this schema a deploy also checks: the initial state and every transition endpoint exist; no transition leaves a terminal state; transition names are unique per source state; every state is reachable from the initial state and has a path to a terminal state; guards and set expressions compile in the sandbox and use only known symbols (the variables, the builtins fireCount, t, phase, svcond, enteredAt, createdAt, elapsed, contractAge, and the outputs of the transition\'s operators under their ids with non-word characters as _). A definition is at most 262144 bytes of JSON.',
+  description: 'A finite state machine run by svc_contract_fire. Transitions are tried in array order: a fire takes the first transition leaving the current state whose guard passes. Beyond this schema a deploy also checks: the initial state and every transition endpoint exist; no transition leaves a terminal state; transition names are unique per source state; every state is reachable from the initial state and has a path to a terminal state; guards and set expressions compile in the sandbox and use only known symbols (the variables, the builtins fireCount, t, phase, svcond, enteredAt, createdAt, elapsed, contractAge, and the outputs of the transition\'s operators under their ids with non-word characters as _); no variable uses a reserved name (those builtins, constants such as pi and e, keywords, Object.prototype member names such as constructor, or a name starting with __). A definition is at most 262144 bytes of JSON.',
   type: 'object',
   required: ['version', 'name', 'initial', 'states', 'transitions'],
   additionalProperties: false,
@@ -236,7 +246,7 @@ export function checkDefinition(raw: unknown, opts: ValidateOptions = {}): { def
       if (entries.length > LIMITS.variables) add(p('variables'), `at most ${LIMITS.variables} variables`);
       for (const [k, v] of entries.slice(0, LIMITS.variables)) {
         if (!VAR_NAME_RE.test(k)) { add(p('variables', k), 'a variable name must match ' + VAR_NAME_RE.source); continue; }
-        if (RESERVED.has(k)) { add(p('variables', k), `'${k}' is reserved (builtin symbol, constant or keyword)`); continue; }
+        if (isReservedVariableName(k)) { add(p('variables', k), `'${k}' is reserved (builtin symbol, constant, keyword or a name the sandbox refuses)`); continue; }
         if (typeof v === 'number') {
           if (!Number.isFinite(v)) add(p('variables', k), 'a number must be finite');
           else variables[k] = v;
@@ -323,7 +333,7 @@ export function checkDefinition(raw: unknown, opts: ValidateOptions = {}): { def
               }
             }
             const sym = operatorSymbol(id);
-            if (sym in variables) { add(p('transitions', i, 'operators', j), `operator output '${sym}' would shadow the variable of the same name`); ok = false; return; }
+            if (Object.hasOwn(variables, sym)) { add(p('transitions', i, 'operators', j), `operator output '${sym}' would shadow the variable of the same name`); ok = false; return; }
             operators.push(id);
           });
         }
@@ -351,7 +361,7 @@ export function checkDefinition(raw: unknown, opts: ValidateOptions = {}): { def
           if (entries.length > LIMITS.setsPerTransition) { add(p('transitions', i, 'set'), `at most ${LIMITS.setsPerTransition} assignments per transition`); ok = false; }
           setOut = {};
           for (const [k, expr] of entries.slice(0, LIMITS.setsPerTransition)) {
-            if (!(k in variables)) { add(p('transitions', i, 'set', k), `'${k}' is not a declared variable`); ok = false; continue; }
+            if (!Object.hasOwn(variables, k)) { add(p('transitions', i, 'set', k), `'${k}' is not a declared variable`); ok = false; continue; }
             if (typeof expr !== 'string' || !expr.trim() || expr.length > LIMITS.expressionChars) {
               add(p('transitions', i, 'set', k), `an assignment is a non-empty expression string of at most ${LIMITS.expressionChars} characters`); ok = false; continue;
             }

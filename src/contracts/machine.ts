@@ -95,7 +95,7 @@ export function applyVariableUpdates(
   const out = { ...current };
   const issues: { path: string; message: string }[] = [];
   for (const [k, v] of Object.entries(updates)) {
-    if (!(k in declared)) { issues.push({ path: `${path}.${k}`, message: `'${k}' is not a variable of this contract (declared: ${Object.keys(declared).join(', ') || 'none'})` }); continue; }
+    if (!Object.hasOwn(declared, k)) { issues.push({ path: `${path}.${k}`, message: `'${k}' is not a variable of this contract (declared: ${Object.keys(declared).join(', ') || 'none'})` }); continue; }
     const want = typeof declared[k];
     if (typeof v !== want) { issues.push({ path: `${path}.${k}`, message: `'${k}' is a ${want}; got ${v === null ? 'null' : typeof v}` }); continue; }
     if (typeof v === 'number' && !Number.isFinite(v)) { issues.push({ path: `${path}.${k}`, message: 'a number must be finite' }); continue; }

@@ -193,6 +193,8 @@ export async function getContract(app: App, zid: string, id: string, historyLimi
 export interface FireRequest {
   transition?: string;
   variables?: Record<string, VarValue>;
+  /** folder the fire's receipt is filed in (default CONTRACT_FOLDER) */
+  folder?: string;
 }
 
 export async function fireContract(app: App, who: Signer, id: string, req: FireRequest) {
@@ -242,7 +244,7 @@ export async function fireContract(app: App, who: Signer, id: string, req: FireR
         guard: outcome.transition.guard ? { expression: outcome.transition.guard, values: outcome.values } : null,
         ...(Object.keys(outcome.operatorOutputs).length ? { operatorOutputs: outcome.operatorOutputs } : {}),
       },
-      folder: CONTRACT_FOLDER,
+      folder: req.folder ?? CONTRACT_FOLDER,
       cost: FIRE_COST,
       kind: 'contract.fire',
       t,

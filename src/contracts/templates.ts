@@ -30,6 +30,8 @@ export interface Template {
   name: string;
   category: string;
   definition: ContractDefinition;
+  /** the compact record it was expanded from (`flow` is the designed happy path) */
+  record: TemplateRecord;
 }
 
 export const TEMPLATE_VERSION = '1.0.0';
@@ -45,7 +47,7 @@ function load() {
     const records = JSON.parse(readFileSync(join(DIR, f), 'utf8')) as TemplateRecord[];
     for (const r of records) {
       if (byId.has(r.id)) throw new Error(`duplicate contract template id ${r.id} (${f})`);
-      const t: Template = { id: r.id, name: r.name, category: r.cat, definition: expandTemplate(r) };
+      const t: Template = { id: r.id, name: r.name, category: r.cat, definition: expandTemplate(r), record: r };
       list.push(t);
       byId.set(r.id, t);
     }

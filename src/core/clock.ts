@@ -33,8 +33,9 @@ export interface Pulse {
  * milliseconds so the product is exact in integer arithmetic before the final division. */
 function pulseFraction(t: number): number {
   const ms = Math.round(t * 1000);
-  // 1.287 * t = 1287 * ms / 1e6 ; reduce 1287*ms modulo 1e6 exactly (ms < 2^53/1287 for any real date)
-  const num = (1287 * ms) % 1_000_000;
+  // 1.287 * t = 1287 * ms / 1e6 ; 1287·ms mod 1e6 depends only on ms mod 1e6, so reducing ms
+  // first keeps every product below 2^31: exact for any t a caller may pass (protect takes t up to 1e11)
+  const num = (1287 * (ms % 1_000_000)) % 1_000_000;
   return num / 1_000_000;
 }
 

@@ -66,6 +66,7 @@ export function opContext(app: App, req: FastifyRequest, reply: FastifyReply, ca
   reply.raw.on('close', () => { if (!reply.raw.writableFinished) ac.abort(); });
   return {
     app, caller, bearer, signal: ac.signal, requestId: String(req.id), ip: req.ip, via: 'http', headers: req.headers,
+    rawQuery: req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '',
     progress: () => {},
   };
 }
@@ -112,11 +113,50 @@ export async function buildHttp(app: App, opts: HttpOptions = {}): Promise<Fasti
   // long-lived responses (SSE) end before the server drains in-flight requests
   fastify.addHook('preClose', async () => { for (const fn of app.beforeClose) await fn(); });
 
-  app.inject = async (r) => {
-    const res = await fastify.inject({ method: r.method as any, url: r.url, headers: r.headers, payload: r.payload as any });
-    return { statusCode: res.statusCode, body: res.body, headers: res.headers as Record<string, unknown> };
-  };
+  app.inject = (r) => injectBounded(fastify, r);
   return fastify;
+}
+
+/** Longest a streamed (Server-Sent Events) answer is read by in-process dispatch, and most bytes
+ * any answer is read: svc_http returns what came by then, marked truncated, and closes the stream
+ * (its handler sees the client go away, as over a socket). */
+export const INJECT_STREAM_WINDOW_MS = 1000;
+export const INJECT_MAX_BYTES = 16 * 1024 * 1024;
+
+async function injectBounded(fastify: FastifyInstance, r: Parameters<NonNullable<App['inject']>>[0]): ReturnType<NonNullable<App['inject']>> {
+  const res = await fastify.inject({ method: r.method as any, url: r.url, headers: r.headers, payload: r.payload as any, payloadAsStream: true });
+  const headers = res.headers as Record<string, unknown>;
+  const streaming = String(headers['content-type'] ?? '').startsWith('text/event-stream');
+  const stream = res.stream();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let truncated = false;
+  await new Promise<void>((resolve) => {
+    let done = false;
+    const finish = (cut: boolean) => {
+      if (done) return;
+      done = true;
+      if (timer) clearTimeout(timer);
+      if (cut) {
+        truncated = true;
+        stream.removeAllListeners('data');
+        (res.raw.res as unknown as { destroy(): void }).destroy();
+      }
+      resolve();
+    };
+    const timer = streaming ? setTimeout(() => finish(true), INJECT_STREAM_WINDOW_MS) : null;
+    stream.on('data', (c: Buffer) => {
+      chunks.push(c);
+      size += c.length;
+      if (size >= INJECT_MAX_BYTES) finish(true);
+    });
+    stream.on('end', () => finish(false));
+    stream.on('error', () => finish(false));
+  });
+  stream.on('error', () => { /* a stream cut short reports a reset: expected */ });
+  let body = Buffer.concat(chunks);
+  if (body.length > INJECT_MAX_BYTES) body = body.subarray(0, INJECT_MAX_BYTES);
+  return { statusCode: res.statusCode, body: body.toString('utf8'), headers, ...(truncated ? { truncated: true } : {}) };
 }
 
 function registerOperation(fastify: FastifyInstance, app: App, op: Operation): void {
@@ -132,10 +172,12 @@ function registerOperation(fastify: FastifyInstance, app: App, op: Operation): v
       const params = (req.params ?? {}) as Record<string, unknown>;
       let raw: Record<string, unknown>;
       if (op.method === 'GET' || op.method === 'DELETE') {
-        raw = { ...coerceQuery((req.query ?? {}) as Record<string, unknown>, schema), ...params };
+        raw = op.ignoreQuery ? { ...params } : { ...coerceQuery((req.query ?? {}) as Record<string, unknown>, schema), ...params };
       } else {
         const body = req.body;
-        if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
+        // no body at all is an empty object; a body that is JSON but not an object (null, an
+        // array, a string, a number) is refused
+        if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
           throw new SvcError('INVALID_INPUT', 'the request body must be a JSON object');
         }
         raw = { ...((body as Record<string, unknown>) ?? {}), ...params };

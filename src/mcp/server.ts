@@ -167,7 +167,28 @@ export async function registerMcp(fastify: FastifyInstance, app: App): Promise<v
     }
   };
 
-  fastify.post('/api/mcp', { bodyLimit: 4 * 1024 * 1024 }, handle);
-  fastify.get('/api/mcp', handle);
-  fastify.delete('/api/mcp', handle);
+  // The MCP routes parse their own JSON: a body that is not JSON is a JSON-RPC parse error
+  // (-32700, DESIGN §9 "malformed JSON-RPC gets JSON-RPC errors"), not the REST error body.
+  await fastify.register(async (scope) => {
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
+      if (text === '') return done(null, undefined);
+      try { done(null, JSON.parse(text as string)); } catch { done(null, PARSE_ERROR); }
+    });
+    const guarded = async (req: FastifyRequest, reply: FastifyReply) => {
+      if (req.body === PARSE_ERROR) {
+        // the Host/Origin check comes first, as for every MCP request
+        const host = hostnameOf(String(req.headers.host ?? ''), false);
+        if (!host || !hosts.has(host)) return rpcError(reply, 403, -32000, `Invalid Host header: ${req.headers.host ?? '(none)'}`);
+        return rpcError(reply, 400, -32700, 'Parse error: the body is not valid JSON');
+      }
+      return handle(req, reply);
+    };
+    scope.post('/api/mcp', { bodyLimit: 4 * 1024 * 1024 }, guarded);
+    scope.get('/api/mcp', guarded);
+    scope.delete('/api/mcp', guarded);
+  });
 }
+
+/** marks a request body that was not valid JSON */
+const PARSE_ERROR: unique symbol = Symbol('svc.mcp.parse-error');

@@ -38,7 +38,7 @@ export const operations: Operation[] = [
       const n = await ctx.app.db.tx(async (q) => {
         const m = await q.query('SELECT zid FROM machines WHERE zid = $1', [input.zid]);
         if (!m.length) throw new SvcError('NOT_FOUND', 'machine not found');
-        return revokeMachineKeys(q, input.zid);
+        return revokeMachineKeys(q, input.zid, ctx.app.clock.now());
       });
       ctx.app.keyCache.invalidateZid(input.zid);
       return { ok: true, zid: input.zid, revoked: n };

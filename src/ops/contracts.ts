@@ -7,6 +7,7 @@ import { SvcError } from '../core/errors.ts';
 import { assertMachineCaller } from '../services/identity.ts';
 import { DEFINITION_JSON_SCHEMA, MAX_DEFINITION_BYTES, VAR_NAME_RE } from '../contracts/definition.ts';
 import { listTemplates, getTemplate } from '../contracts/templates.ts';
+import { folderField } from '../solvers/engine.ts';
 import { deployContract, listContracts, getContract, fireContract, FIRE_COST } from '../contracts/runtime.ts';
 import { generateDefinition } from '../contracts/generate.ts';
 import { FOUNDATION, foundationStatus } from '../contracts/foundation.ts';
@@ -140,10 +141,11 @@ export const operations: Operation[] = [
       id: contractId,
       transition: z.string().min(1).max(64).optional().describe('fire only this transition (it must leave the current state; its guard still applies)'),
       variables: variablesField.optional().describe('variable updates applied before the guards; kept only if a transition fires'),
+      folder: folderField.describe('folder the fire\'s receipt is filed in (default "contracts")'),
     }),
     async handler(input, ctx) {
       const who = assertMachineCaller(ctx.caller);
-      return fireContract(ctx.app, who, input.id, { transition: input.transition, variables: input.variables });
+      return fireContract(ctx.app, who, input.id, { transition: input.transition, variables: input.variables, folder: input.folder });
     },
   }),
   defineOp({

@@ -29,10 +29,19 @@ export function checkHttpPath(app: App, method: string, path: string): void {
   if (/%(2e|2f|5c|00|25)/i.test(path)) throw bad('encoded separators and dots are not allowed');
   if (path.split('/').some((s) => s === '..' || s === '.')) throw bad("'.' and '..' segments are not allowed");
   if (path.includes('?') || path.includes('#')) throw bad('put query parameters in `query`, not in the path');
-  if (path === '/api/mcp' || path.startsWith('/api/mcp/')) throw new SvcError('FORBIDDEN', 'svc_http cannot call /api/mcp');
-  if (path === '/api/http') throw new SvcError('FORBIDDEN', 'svc_http cannot call itself');
-  const op = findOperation(app, method, path);
-  if (path.startsWith('/api/admin') || op?.access === 'admin') throw new SvcError('ADMIN_REQUIRED', 'admin routes are not reachable through svc_http');
+  // The router percent-decodes the path before it matches a route, so '/api/%61dmin/machines'
+  // reaches '/api/admin/machines': every check below runs on the decoded path, the one the router sees.
+  let decoded: string;
+  try { decoded = decodeURIComponent(path); } catch { throw bad('malformed percent-encoding'); }
+  if (decoded !== path) {
+    if (/[\u0000-\u001f\u007f\\?#]/.test(decoded) || decoded.includes('//') || decoded.split('/').some((s) => s === '..' || s === '.')) {
+      throw bad('encoded separators, dots and control characters are not allowed');
+    }
+  }
+  if (decoded === '/api/mcp' || decoded.startsWith('/api/mcp/')) throw new SvcError('FORBIDDEN', 'svc_http cannot call /api/mcp');
+  if (decoded === '/api/http') throw new SvcError('FORBIDDEN', 'svc_http cannot call itself');
+  const op = findOperation(app, method, decoded);
+  if (decoded.startsWith('/api/admin') || op?.access === 'admin') throw new SvcError('ADMIN_REQUIRED', 'admin routes are not reachable through svc_http');
 }
 
 const flatValue = z.union([z.string().max(2000), z.number().finite(), z.boolean()]);
@@ -76,7 +85,7 @@ export const operations: Operation[] = [
     access: 'public',
     tag: 'discovery',
     summary: 'Call any public /api/* endpoint. QUERY is a safe, idempotent GET-with-body: its JSON body is merged into the query parameters. The caller\'s bearer key is forwarded.',
-    description: 'Admin routes and /api/mcp are blocked. Dispatched in-process.',
+    description: 'Admin routes and /api/mcp are blocked. Dispatched in-process. A streamed (Server-Sent Events) answer is read for one second and returned with truncated: true.',
     input: z.strictObject({
       method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'QUERY']),
       path: z.string().min(1).max(2000),
@@ -104,7 +113,7 @@ export const operations: Operation[] = [
       let body: unknown = res.body;
       const ct = String(res.headers['content-type'] ?? '');
       if (ct.includes('json')) { try { body = JSON.parse(res.body); } catch { /* keep text */ } }
-      return { ok: res.statusCode < 400, status: res.statusCode, contentType: ct, body };
+      return { ok: res.statusCode < 400, status: res.statusCode, contentType: ct, body, ...(res.truncated ? { truncated: true } : {}) };
     },
   }),
 ];

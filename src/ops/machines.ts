@@ -68,7 +68,7 @@ export const operations: Operation[] = [
       const out = await ctx.app.db.tx(async (q) => {
         await rateLimit(q, `recover:${input.zid}`, 5, 900);
         await rateLimit(q, `recover-ip:${ctx.ip}`, 20, 900);
-        return recoverMachine(q, input.zid, input.equation, input.salt);
+        return recoverMachine(q, input.zid, input.equation, input.salt, ctx.app.clock.now());
       });
       if (!out) throw new SvcError('UNAUTHORIZED', 'the recovery material does not match');
       ctx.app.keyCache.invalidateZid(input.zid);

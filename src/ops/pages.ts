@@ -26,6 +26,9 @@ async function machineSlug(ctx: OpContext, zid: string): Promise<string> {
   return rows[0].slug;
 }
 
+/** the query of a redirected page URL, kept when it is plain printable ASCII (it goes into a
+ * Location header) and at most 2 KiB; anything else is dropped, never echoed */
+const withQuery = (q: string | undefined): string => (q && q.length <= 2048 && /^[\x21-\x7e]+$/.test(q) ? `?${q}` : '');
 const redirect = (location: string): RawReply => ({ raw: true, status: 308, headers: { location, 'content-type': 'text/plain; charset=utf-8' }, body: `see ${location}\n` });
 
 export const operations: Operation[] = [
@@ -111,6 +114,7 @@ export const operations: Operation[] = [
     path: '/s/:machine/p/:pageSlug/',
     access: 'public',
     hidden: true,
+    ignoreQuery: true,
     tag: 'pages',
     summary: 'A published page (user HTML, sandboxed by Content-Security-Policy).',
     input: z.strictObject({ machine: slugParam, pageSlug: slugParam }),
@@ -125,12 +129,13 @@ export const operations: Operation[] = [
     path: '/s/:machine/p/:pageSlug',
     access: 'public',
     hidden: true,
+    ignoreQuery: true,
     tag: 'pages',
     summary: 'Redirects to the page URL with its trailing slash.',
     input: z.strictObject({ machine: slugParam, pageSlug: slugParam }),
     async handler(input, ctx): Promise<RawReply> {
       await publicPageHtml(ctx.app.db, input.machine, input.pageSlug);
-      return redirect(`/s/${encodeURIComponent(input.machine)}/p/${encodeURIComponent(input.pageSlug)}/`);
+      return redirect(`/s/${encodeURIComponent(input.machine)}/p/${encodeURIComponent(input.pageSlug)}/${withQuery(ctx.rawQuery)}`);
     },
   }),
   defineOp({
@@ -139,6 +144,7 @@ export const operations: Operation[] = [
     path: '/s/:machine/',
     access: 'public',
     hidden: true,
+    ignoreQuery: true,
     tag: 'pages',
     summary: "The machine launcher: an HTML list of the machine's pages.",
     input: z.strictObject({ machine: slugParam }),
@@ -152,12 +158,13 @@ export const operations: Operation[] = [
     path: '/s/:machine',
     access: 'public',
     hidden: true,
+    ignoreQuery: true,
     tag: 'pages',
     summary: 'Redirects to the launcher URL with its trailing slash.',
     input: z.strictObject({ machine: slugParam }),
     async handler(input, ctx): Promise<RawReply> {
       await launcherHtml(ctx.app.db, input.machine);
-      return redirect(`/s/${encodeURIComponent(input.machine)}/`);
+      return redirect(`/s/${encodeURIComponent(input.machine)}/${withQuery(ctx.rawQuery)}`);
     },
   }),
 ];

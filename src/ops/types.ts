@@ -31,6 +31,8 @@ export interface OpContext {
   ip: string;
   /** 'http' or 'mcp' */
   via: 'http' | 'mcp';
+  /** the raw query string after `?` (HTTP only; empty when there is none) */
+  rawQuery?: string;
   /** the HTTP request's headers (lower-case names); for MCP, those of the request that carried the call */
   headers: Record<string, string | string[] | undefined>;
   /** progress notifications (MCP with a progressToken); a no-op otherwise */
@@ -77,6 +79,9 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
   jsonSchema?: Record<string, unknown>;
   /** hidden from svc_api_catalog and OpenAPI (never used for public operations) */
   hidden?: boolean;
+  /** the query string is not input: it is ignored, not refused (hosted pages, whose own scripts
+   * read `?…` parameters and whose links carry tracking parameters) */
+  ignoreQuery?: boolean;
   handler(input: z.infer<S>, ctx: OpContext): Promise<unknown>;
 }
 

@@ -93,13 +93,14 @@ export async function createMachine(q: Queryable, displayName: string, tokensPer
   const apiKey = mintKeyString(false);
   const keyPrefix = keyPrefixOf(apiKey);
   await q.query(`INSERT INTO api_keys (key_hash, key_prefix, zid, kind) VALUES ($1,$2,$3,'machine')`, [sha256Hex(apiKey), keyPrefix, zid]);
-  await appendToChain(q, zid, [{ kind: 'genesis', ref: zid, payload: { zid, slug, displayName, tier: 'free' } },
-    { kind: 'key.minted', ref: keyPrefix, payload: { keyPrefix } }]);
+  const at = new Date(nowSeconds * 1000).toISOString();
+  await appendToChain(q, zid, [{ kind: 'genesis', ref: zid, payload: { zid, slug, displayName, tier: 'free' }, at },
+    { kind: 'key.minted', ref: keyPrefix, payload: { keyPrefix }, at }]);
   return { zid, slug, displayName, apiKey, keyPrefix, recovery: { equation, salt }, tier: 'free' };
 }
 
 /** Revokes every key of a machine and mints a new one, if the equation and salt match. */
-export async function recoverMachine(q: Queryable, zid: string, equation: string, salt: string): Promise<{ apiKey: string; keyPrefix: string } | null> {
+export async function recoverMachine(q: Queryable, zid: string, equation: string, salt: string, nowSeconds?: number): Promise<{ apiKey: string; keyPrefix: string } | null> {
   const rows = await q.query<{ recovery_hash: string; recovery_salt: string }>('SELECT recovery_hash, recovery_salt FROM machines WHERE zid = $1 FOR UPDATE', [zid]);
   if (!rows.length) return null;
   const { recovery_hash, recovery_salt } = rows[0];
@@ -107,22 +108,23 @@ export async function recoverMachine(q: Queryable, zid: string, equation: string
   const given = await hashRecovery(equation, recovery_salt);
   const eqOk = timingSafeEqual(Buffer.from(given, 'hex'), Buffer.from(recovery_hash, 'hex'));
   if (!saltOk || !eqOk) return null;
-  return rotateMachineKeys(q, zid, 'key.recovered');
+  return rotateMachineKeys(q, zid, 'key.recovered', nowSeconds);
 }
 
-export async function rotateMachineKeys(q: Queryable, zid: string, kind: string): Promise<{ apiKey: string; keyPrefix: string }> {
+/** `nowSeconds`: the node's clock (DESIGN §6) for the chain entry's time; wall time if omitted. */
+export async function rotateMachineKeys(q: Queryable, zid: string, kind: string, nowSeconds?: number): Promise<{ apiKey: string; keyPrefix: string }> {
   await q.query(`UPDATE api_keys SET revoked_at = now() WHERE zid = $1 AND revoked_at IS NULL`, [zid]);
   await announceKeyChange(q, zid);
   const apiKey = mintKeyString(false);
   const keyPrefix = keyPrefixOf(apiKey);
   await q.query(`INSERT INTO api_keys (key_hash, key_prefix, zid, kind) VALUES ($1,$2,$3,'machine')`, [sha256Hex(apiKey), keyPrefix, zid]);
-  await appendToChain(q, zid, [{ kind, ref: keyPrefix, payload: { keyPrefix } }]);
+  await appendToChain(q, zid, [{ kind, ref: keyPrefix, payload: { keyPrefix }, ...(nowSeconds !== undefined ? { at: new Date(nowSeconds * 1000).toISOString() } : {}) }]);
   return { apiKey, keyPrefix };
 }
 
-export async function revokeMachineKeys(q: Queryable, zid: string): Promise<number> {
+export async function revokeMachineKeys(q: Queryable, zid: string, nowSeconds?: number): Promise<number> {
   const rows = await q.query(`UPDATE api_keys SET revoked_at = now() WHERE zid = $1 AND revoked_at IS NULL RETURNING key_prefix`, [zid]);
-  if (rows.length) await appendToChain(q, zid, [{ kind: 'key.revoked', ref: zid, payload: { count: rows.length } }]);
+  if (rows.length) await appendToChain(q, zid, [{ kind: 'key.revoked', ref: zid, payload: { count: rows.length }, ...(nowSeconds !== undefined ? { at: new Date(nowSeconds * 1000).toISOString() } : {}) }]);
   await announceKeyChange(q, zid);
   return rows.length;
 }

@@ -18,11 +18,18 @@
 //   ε ψ'' = −q (p − n + Nd − Na),   n = ni·e^{ψ/V_T},  p = ni·e^{−ψ/V_T},  V_T = kT/q,
 // abrupt junction at mid-length, zero-field (Neumann) contacts, solved by damped Newton iterations
 // on the scaled potential u = ψ/V_T (Selberherr, "Analysis and Simulation of Semiconductor
-// Devices", Springer 1984, §5; Vasileska, Goodnick & Klimeck, "Computational Electronics", CRC 2010,
-// §3.2: the update δ is limited to sign(δ)·ln(1 + |δ|)). The tridiagonal Newton system is solved by
-// the Thomas algorithm. Newton stops when max|δu| < 1e−12 (or rounding stalls it below 1e−8). value = ψ(right contact) − ψ(left
-// contact); reference (kT/q)·ln(Na·Nd/ni²). ε = 11.7·ε₀ (silicon). The default length leaves at
-// least two depletion widths plus 15 Debye lengths of neutral material on each side.
+// Devices", Springer 1984, ch. 6: box (finite-volume) discretisation on a non-uniform mesh;
+// Vasileska, Goodnick & Klimeck, "Computational Electronics", CRC 2010, §3.2: the update δ is
+// limited to sign(δ)·ln(1 + |δ|)). The junction sits on a node; each side is graded by a sinh map
+// so that the spacing next to the junction is at most a quarter of the shorter Debye length of the
+// two sides (uniform where the plain spacing is already that fine): at a one-sided junction the
+// potential bends, and the heavy side's carriers spill over, within a few of that very short length
+// around the junction, which a uniform 220-node mesh cannot resolve. The tridiagonal Newton system
+// is solved by the Thomas algorithm. Newton stops when max|δu| < 1e−12 (or rounding stalls it below 1e−8). value = ψ(right contact) − ψ(left contact);
+// reference (kT/q)·ln(Na·Nd/ni²). ε = 11.7·ε₀ (silicon). The default length leaves at least two
+// depletion widths plus 15 Debye lengths of neutral material on each side. The nodal field comes
+// from the discrete Gauss law of the box scheme (flux of the half control volume), so its peak is
+// the field at the junction node.
 
 import { z } from 'zod';
 import { pcg, type LinearOperator } from './lib/cg.ts';
@@ -313,23 +320,67 @@ function runPlates(inp: DeviceInput, ctx: SolverContext): SolverOutput {
 export interface JunctionSolution {
   x: Float64Array;
   psi: Float64Array;
+  /** electric field at the nodes (V/m), from the discrete Gauss law of the box scheme */
+  field: Float64Array;
+  /** index of the junction node */
+  junction: number;
   newtonIterations: number;
   builtInV: number;
   lengthM: number;
   maxUpdate: number;
 }
 
+/**
+ * Offsets 0 = d_0 < … < d_n = sideM of one side of the junction, the spacing next to the junction
+ * at most `firstM`: uniform if sideM/n already is, else d_k = sideM·sinh(β·k/n)/sinh(β) with β
+ * chosen so the first spacing is about firstM (sinh(β)/β = sideM/(n·firstM), by bisection).
+ */
+export function gradedOffsets(sideM: number, n: number, firstM: number): Float64Array {
+  const d = new Float64Array(n + 1);
+  const ratio = sideM / (n * firstM);
+  if (!(ratio > 1)) {
+    for (let k = 0; k <= n; k++) d[k] = (sideM * k) / n;
+    return d;
+  }
+  let lo = 0, hi = 1;
+  while (Math.sinh(hi) / hi < ratio && hi < 700) hi *= 2;
+  for (let it = 0; it < 200 && hi - lo > 1e-14 * hi; it++) {
+    const mid = 0.5 * (lo + hi);
+    if (Math.sinh(mid) / mid < ratio) lo = mid; else hi = mid;
+  }
+  const beta = 0.5 * (lo + hi);
+  const sb = Math.sinh(beta);
+  for (let k = 0; k <= n; k++) d[k] = (sideM * Math.sinh((beta * k) / n)) / sb;
+  d[n] = sideM;
+  return d;
+}
+
 export function solveJunction(Na: number, Nd: number, ni: number, T: number, nodes: number, lengthM: number): JunctionSolution {
   const VT = (K_B * T) / Q_E;
-  const h = lengthM / (nodes - 1);
   const lambda2 = (EPS_SI * VT) / (Q_E * ni); // intrinsic Debye length squared
-  const c = lambda2 / (h * h);
-  const C = new Float64Array(nodes);
-  const xj = lengthM / 2;
+  // mesh: junction node j at x = L/2; the p side (left) has j intervals, the n side the rest
+  const j = Math.floor((nodes - 1) / 2);
+  const side = lengthM / 2;
+  const LDp = Math.sqrt((EPS_SI * VT) / (Q_E * Na));
+  const LDn = Math.sqrt((EPS_SI * VT) / (Q_E * Nd));
+  // the heavier side's carriers spill over the junction, so both sides resolve the shorter length
+  const first = Math.min(LDp, LDn) / 4;
+  const left = gradedOffsets(side, j, first);
+  const right = gradedOffsets(side, nodes - 1 - j, first);
+  const x = new Float64Array(nodes);
+  for (let i = 0; i <= j; i++) x[i] = side - left[j - i];
+  for (let k = 1; k < nodes - j; k++) x[j + k] = side + right[k];
+  const h = new Float64Array(nodes - 1);
+  for (let i = 0; i < nodes - 1; i++) h[i] = x[i + 1] - x[i];
+  // doping (scaled by ni) of the left and right half control volumes of each node, and the box weight
+  const Cp = -Na / ni, Cn = Nd / ni;
+  const CL = new Float64Array(nodes), CR = new Float64Array(nodes), C = new Float64Array(nodes), w = new Float64Array(nodes);
   for (let i = 0; i < nodes; i++) {
-    const x = i * h;
-    // the junction node (if any) carries the average doping of its control volume
-    C[i] = x < xj - 1e-12 * lengthM ? -Na / ni : x > xj + 1e-12 * lengthM ? Nd / ni : (Nd - Na) / (2 * ni);
+    CL[i] = i <= j ? Cp : Cn;
+    CR[i] = i < j ? Cp : Cn;
+    const hl = i > 0 ? 0.5 * h[i - 1] : 0, hr = i < nodes - 1 ? 0.5 * h[i] : 0;
+    w[i] = hl + hr;
+    C[i] = (hl * CL[i] + hr * CR[i]) / w[i]; // the junction node carries the average doping of its box
   }
   const u = new Float64Array(nodes);
   for (let i = 0; i < nodes; i++) u[i] = Math.asinh(C[i] / 2); // local charge neutrality
@@ -341,16 +392,16 @@ export function solveJunction(Na: number, Nd: number, ni: number, T: number, nod
   // stop at max|δu| < 1e−12, or when rounding stalls the update below 1e−8 (three times no smaller)
   for (; it < 200 && maxUpdate > 1e-12 && !(stalled >= 3 && maxUpdate < 1e-8); ) {
     const previous = maxUpdate;
-    // residual F = w·[c·(u_{i−1} − 2u_i + u_{i+1}) − 2 sinh u_i + C_i] with mirrored Neumann ends;
-    // we solve (−J)δ = F with −J symmetric positive definite
+    // box residual F_i = λ²·[(u_{i+1} − u_i)/h_i − (u_i − u_{i−1})/h_{i−1}] − w_i·(2 sinh u_i − C_i),
+    // zero flux through the contacts; we solve (−J)δ = F with −J symmetric positive definite
     for (let i = 0; i < nodes; i++) {
-      const left = i > 0 ? u[i - 1] : u[1];
-      const right = i < nodes - 1 ? u[i + 1] : u[nodes - 2];
-      const w = i === 0 || i === nodes - 1 ? 0.5 : 1;
-      F[i] = w * (c * (left - 2 * u[i] + right) - 2 * Math.sinh(u[i]) + C[i]);
-      dia[i] = w * (2 * c + 2 * Math.cosh(u[i]));
-      sub[i] = i > 0 ? -c : 0;
-      sup[i] = i < nodes - 1 ? -c : 0;
+      const gl = i > 0 ? lambda2 / h[i - 1] : 0;
+      const gr = i < nodes - 1 ? lambda2 / h[i] : 0;
+      const flux = (i < nodes - 1 ? gr * (u[i + 1] - u[i]) : 0) - (i > 0 ? gl * (u[i] - u[i - 1]) : 0);
+      F[i] = flux - w[i] * (2 * Math.sinh(u[i]) - C[i]);
+      dia[i] = gl + gr + 2 * w[i] * Math.cosh(u[i]);
+      sub[i] = -gl;
+      sup[i] = -gr;
     }
     solveTridiagonal(sub, dia, sup, F, delta, work);
     maxUpdate = 0;
@@ -363,10 +414,37 @@ export function solveJunction(Na: number, Nd: number, ni: number, T: number, nod
     stalled = maxUpdate >= 0.5 * previous ? stalled + 1 : 0;
     it++;
   }
-  const x = new Float64Array(nodes);
   const psi = new Float64Array(nodes);
-  for (let i = 0; i < nodes; i++) { x[i] = i * h; psi[i] = u[i] * VT; }
-  return { x, psi, newtonIterations: it, builtInV: psi[nodes - 1] - psi[0], lengthM, maxUpdate };
+  for (let i = 0; i < nodes; i++) psi[i] = u[i] * VT;
+  // nodal field E = −V_T·u': the flux into the node's box from one side plus the charge of that half
+  // box (Gauss's law of the scheme), E_i = −V_T·[(u_{i+1} − u_i)/h_i − (h_i/2λ²)(2 sinh u_i − C_R)]
+  const field = new Float64Array(nodes);
+  for (let i = 0; i < nodes; i++) {
+    const du = i < nodes - 1
+      ? (u[i + 1] - u[i]) / h[i] - (0.5 * h[i] / lambda2) * (2 * Math.sinh(u[i]) - CR[i])
+      : (u[i] - u[i - 1]) / h[i - 1] + (0.5 * h[i - 1] / lambda2) * (2 * Math.sinh(u[i]) - CL[i]);
+    field[i] = -VT * du;
+  }
+  return { x, psi, field, junction: j, newtonIterations: it, builtInV: psi[nodes - 1] - psi[0], lengthM, maxUpdate };
+}
+
+/**
+ * Field at an abrupt junction in equilibrium from the first integral of the Poisson-Boltzmann
+ * equation (continuum, no depletion approximation): with u = ψ/V_T, λ² = εV_T/(q·ni), C = (Nd − Na)/ni,
+ * λ²·u'' = 2 sinh u − C integrates on each uniformly doped side, from its neutral bulk u_b
+ * (2 sinh u_b = C, u' = 0), to ½λ²u'² = 2 cosh u − 2 cosh u_b − C·(u − u_b). Continuity of u and u'
+ * at the junction fixes u_j; the field there is the peak |E| (Sze & Ng, "Physics of Semiconductor
+ * Devices", 3rd ed., §2.2.1, whose depletion approximation this does not make).
+ */
+export function junctionFirstIntegral(Na: number, Nd: number, ni: number, T: number): { junctionPotentialV: number; peakFieldVm: number } {
+  const VT = (K_B * T) / Q_E;
+  const lambda2 = (EPS_SI * VT) / (Q_E * ni);
+  const Cp = -Na / ni, Cn = Nd / ni;
+  const up = Math.asinh(Cp / 2), un = Math.asinh(Cn / 2);
+  // 2cosh u_j − 2cosh u_p − C_p(u_j − u_p) = 2cosh u_j − 2cosh u_n − C_n(u_j − u_n)
+  const uj = (2 * Math.cosh(up) - 2 * Math.cosh(un) - Cp * up + Cn * un) / (Cn - Cp);
+  const g = 2 * Math.cosh(uj) - 2 * Math.cosh(up) - Cp * (uj - up);
+  return { junctionPotentialV: uj * VT, peakFieldVm: VT * Math.sqrt((2 * Math.max(g, 0)) / lambda2) };
 }
 
 /** Depletion-approximation width (m) of an abrupt junction in equilibrium. */
@@ -390,25 +468,26 @@ function runJunction(inp: DeviceInput, ctx: SolverContext): SolverOutput {
   const LDn = Math.sqrt((EPS_SI * VT) / (Q_E * Nd));
   const half = Math.max(2 * xp + 15 * LDp, 2 * xn + 15 * LDn);
   const lengthM = inp.Lx ?? 2 * half;
+  if (!(lengthM / (nodes - 1) > 0)) {
+    throw new SolverRefusal('INVALID_INPUT', `Lx = ${lengthM} m is too short for ${nodes} mesh nodes; raise Lx`, { field: 'Lx' });
+  }
   ctx.progress(0.1);
   const sol = solveJunction(Na, Nd, ni, T, nodes, lengthM);
   if (!(sol.maxUpdate <= 1e-8) || !Number.isFinite(sol.builtInV)) {
-    throw new SolverRefusal('PRECISION_REFUSED', `Newton iteration did not converge (last update ${sol.maxUpdate} V_T)`, { newtonIterations: sol.newtonIterations });
+    throw new SolverRefusal('PRECISION_REFUSED', Number.isFinite(sol.builtInV)
+      ? `Newton iteration did not converge (last update ${sol.maxUpdate} V_T)`
+      : `the junction potential is not finite on this mesh (device length ${lengthM} m); raise Lx`, { newtonIterations: sol.newtonIterations });
   }
   const value = sol.builtInV;
   const errorPct = (Math.abs(value - ref) / ref) * 100;
-  // peak field and the depletion-approximation estimate Emax = q·Na·xp/ε
+  // peak field (the nodal Gauss-law field) and the depletion-approximation estimate Emax = q·Na·xp/ε
   let Emax = 0;
-  const h = lengthM / (nodes - 1);
-  const field: number[] = [];
+  let hMin = Infinity, hMax = 0;
   for (let i = 0; i < nodes; i++) {
-    const a = i > 0 ? sol.psi[i - 1] : sol.psi[i];
-    const b = i < nodes - 1 ? sol.psi[i + 1] : sol.psi[i];
-    const span = (i > 0 ? h : 0) + (i < nodes - 1 ? h : 0);
-    const E = -(b - a) / span;
-    field.push(E);
-    if (Math.abs(E) > Math.abs(Emax)) Emax = E;
+    if (Math.abs(sol.field[i]) > Math.abs(Emax)) Emax = sol.field[i];
+    if (i > 0) { const hi = sol.x[i] - sol.x[i - 1]; hMin = Math.min(hMin, hi); hMax = Math.max(hMax, hi); }
   }
+  const firstIntegral = junctionFirstIntegral(Na, Nd, ni, T);
   const EmaxDepletion = (Q_E * Na * xp) / EPS_SI;
   ctx.progress(1);
   const exactNeutral = VT * (Math.asinh(Nd / (2 * ni)) + Math.asinh(Na / (2 * ni)));
@@ -424,7 +503,10 @@ function runJunction(inp: DeviceInput, ctx: SolverContext): SolverOutput {
       Na, Nd, ni, T,
       lengthM,
       nodes,
-      gridSpacingM: h,
+      gridSpacingMinM: hMin,
+      gridSpacingMaxM: hMax,
+      junctionNode: sol.junction,
+      junctionPotentialV: sol.psi[sol.junction],
       newtonIterations: sol.newtonIterations,
       lastUpdateVt: sol.maxUpdate,
       depletionWidthM: W,
@@ -434,6 +516,8 @@ function runJunction(inp: DeviceInput, ctx: SolverContext): SolverOutput {
       debyeLengthNM: LDn,
       peakFieldVm: Math.abs(Emax),
       peakFieldDepletionApproxVm: EmaxDepletion,
+      peakFieldFirstIntegralVm: firstIntegral.peakFieldVm,
+      junctionPotentialFirstIntegralV: firstIntegral.junctionPotentialV,
       permittivity: EPS_SI,
     },
     precision: {
@@ -443,7 +527,7 @@ function runJunction(inp: DeviceInput, ctx: SolverContext): SolverOutput {
       withinBound: errorPct <= 0.1,
       referenceValue: ref,
     },
-    series: { x: Array.from(sol.x), psi: Array.from(sol.psi), E: field },
+    series: { x: Array.from(sol.x), psi: Array.from(sol.psi), E: Array.from(sol.field) },
   };
 }
 

@@ -59,6 +59,8 @@ export const SOLVER_FILES = () => readdirSync(HERE).filter((f) => f.endsWith('.t
 
 export class SolverPool {
   private piscina: Piscina | null = null;
+  /** worker threads terminated under a running job (time budget, cancellation) */
+  private stopped = 0;
   readonly timeoutMs: number;
   readonly threads: number;
 
@@ -79,26 +81,36 @@ export class SolverPool {
 
   get stats() {
     const p = this.piscina;
-    return { threads: p?.threads.length ?? 0, queueSize: p?.queueSize ?? 0, completed: p?.completed ?? 0, utilization: p?.utilization ?? 0 };
+    return {
+      threads: p?.threads.length ?? 0, queueSize: p?.queueSize ?? 0, completed: p?.completed ?? 0, utilization: p?.utilization ?? 0,
+      stoppedJobs: this.stopped,
+    };
   }
 
   /** Runs a solver in the pool. Rejects with TIME_BUDGET_EXCEEDED past the budget; aborting
    * `signal` (client gone) cancels the job and terminates its worker. */
   async run(name: string, input: unknown, opts: { seed: number; now: number; signal?: AbortSignal; progress?: (f: number) => void; timeoutMs?: number }): Promise<SolverOutput> {
-    const budget = AbortSignal.timeout(opts.timeoutMs ?? this.timeoutMs);
+    // the time budget: a timer cleared when the job ends (AbortSignal.timeout would stay armed,
+    // holding its closure, until the budget ran out even for a job that took a millisecond)
+    const budgetCtl = new AbortController();
+    const budget = budgetCtl.signal;
+    const budgetTimer = setTimeout(() => budgetCtl.abort(), opts.timeoutMs ?? this.timeoutMs);
+    budgetTimer.unref();
     const signal = opts.signal ? AbortSignal.any([opts.signal, budget]) : budget;
-    let port: MessagePort | undefined;
-    let transferList: any[] | undefined;
-    let local: any;
-    if (opts.progress) {
-      const ch = new MessageChannel();
-      local = ch.port1;
-      local.on('message', (f: number) => opts.progress!(f));
-      port = ch.port2 as any;
-      transferList = [ch.port2];
-    }
+    // The worker reports on this port when it starts the job, then its progress. Piscina answers
+    // an abort of a running job by terminating the worker thread (a queued job is only dequeued);
+    // those stops are counted in `stats.stoppedJobs`, so a test can tell the numerics stopped.
+    const ch = new MessageChannel();
+    const local: any = ch.port1;
+    let started = false;
+    local.on('message', (m: unknown) => {
+      if (m === 'started') started = true;
+      else if (typeof m === 'number') opts.progress?.(m);
+    });
+    const onAbort = () => { if (started) this.stopped++; };
+    signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const res: any = await this.pool.run({ name, input, seed: opts.seed, now: opts.now, port }, { signal, transferList });
+      const res: any = await this.pool.run({ name, input, seed: opts.seed, now: opts.now, port: ch.port2 }, { signal, transferList: [ch.port2 as any] });
       if (!res.ok) throw new SvcError(res.refusal.code, res.refusal.message, { details: res.refusal.details });
       return res.output as SolverOutput;
     } catch (e: any) {
@@ -107,7 +119,9 @@ export class SolverPool {
       if (opts.signal?.aborted) throw new SvcError('INVALID_INPUT', 'the request was cancelled');
       throw e;
     } finally {
-      local?.close();
+      clearTimeout(budgetTimer);
+      signal.removeEventListener('abort', onAbort);
+      local.close();
     }
   }
 
@@ -204,12 +218,20 @@ const solversByName = new Map<string, { ls: LoadedSolver; op: Operation }>();
 /** A solver's sealed-response job, without the caller's identity, cost and instant. */
 export type SolverSealJob = Omit<SealJob, 'zid' | 'keyPrefix' | 't' | 'cost' | 'folder'>;
 
-/** Runs a solver on an already validated input for instant `now` and builds its seal job (the
- * response body, operator chain, value and unit), refusing non-finite output. Shared by the
- * solver operations and live compute (which seals each tick at its own instant). */
-export async function computeSolverJob(app: App, ls: LoadedSolver, input: Record<string, any>, opts: {
-  now: number; signal?: AbortSignal; timeoutMs?: number; progress?: (f: number) => void; extraResult?: Record<string, unknown>;
-}): Promise<{ job: SolverSealJob; output: SolverOutput; folder: string | undefined }> {
+/** A validated solver body split into the solver's own input and the common fields. */
+interface PreparedSolverInput {
+  own: Record<string, any>;
+  extraOps?: string[];
+  consts?: Record<string, number>;
+  query?: string;
+  folder?: string;
+  sample?: number;
+  seed: number;
+}
+
+/** Splits an already validated body into the solver's own fields and the common ones, checks
+ * `domain` and fixes the seed (the input's own `seed`, else derived from the canonical input). */
+function prepareSolverInput(ls: LoadedSolver, input: Record<string, any>): PreparedSolverInput {
   const d = ls.descriptor;
   // Solvers whose body has its own `operators`/`inputs` (closedform, protect) get everything but
   // `folder`; the others get their own fields, with the common ones taken out here. A solver that
@@ -230,7 +252,13 @@ export async function computeSolverJob(app: App, ls: LoadedSolver, input: Record
     throw new SvcError('INVALID_INPUT', `domain '${domain}' does not match this solver's domain '${d.domain}'`, { issues: [{ path: 'domain', message: `must be '${d.domain}'` }] });
   }
   const seed = typeof own.seed === 'number' ? own.seed >>> 0 : derivedSeed(own);
-  const output = await app.pool.run(d.name, own, { seed, now: opts.now, signal: opts.signal, timeoutMs: opts.timeoutMs, progress: opts.progress });
+  return { own, extraOps, consts, query, folder, sample, seed };
+}
+
+/** The seal job of a solver output (the response body, operator chain, value and unit), refusing
+ * non-finite output with 422 UNSTABLE. */
+function buildSolverJob(ls: LoadedSolver, p: PreparedSolverInput, output: SolverOutput, extraResult?: Record<string, unknown>): SolverSealJob {
+  const d = ls.descriptor;
   const bad = findNonFinite({ value: output.value, result: output.result, precision: output.precision, series: output.series, stability: output.stability });
   if (bad) {
     throw new SvcError('UNSTABLE', `the ${d.name} solver produced a non-finite number at ${bad}; nothing was sealed`, {
@@ -238,21 +266,28 @@ export async function computeSolverJob(app: App, ls: LoadedSolver, input: Record
     });
   }
   const chain = [...d.operators];
-  for (const op of extraOps ?? []) if (!chain.includes(op)) chain.push(op);
-  const body: Record<string, unknown> = { result: opts.extraResult ? { ...output.result, ...opts.extraResult } : output.result };
-  if (output.series) body.series = downsampleSeries(output.series, sample ?? 200);
+  for (const op of p.extraOps ?? []) if (!chain.includes(op)) chain.push(op);
+  const body: Record<string, unknown> = { result: extraResult ? { ...output.result, ...extraResult } : output.result };
+  if (output.series) body.series = downsampleSeries(output.series, p.sample ?? 200);
   body.precision = output.precision;
   if (output.stability) body.stability = output.stability;
   if (output.clamped && Object.keys(output.clamped).length) body.clamped = output.clamped;
-  body.seed = seed;
-  body.input = own;
-  if (consts) body.consts = consts;
-  if (query) body.query = query;
-  return {
-    job: { solver: d.name, domain: d.domain, method: output.method ?? d.method, operators: chain, version: 2, value: output.value, unit: d.unit, body },
-    output,
-    folder,
-  };
+  body.seed = p.seed;
+  body.input = p.own;
+  if (p.consts) body.consts = p.consts;
+  if (p.query) body.query = p.query;
+  return { solver: d.name, domain: d.domain, method: output.method ?? d.method, operators: chain, version: 2, value: output.value, unit: d.unit, body };
+}
+
+/** Runs a solver on an already validated input for instant `now` and builds its seal job (the
+ * response body, operator chain, value and unit), refusing non-finite output. Shared by the
+ * solver operations and live compute (which seals each tick at its own instant). */
+export async function computeSolverJob(app: App, ls: LoadedSolver, input: Record<string, any>, opts: {
+  now: number; signal?: AbortSignal; timeoutMs?: number; progress?: (f: number) => void; extraResult?: Record<string, unknown>;
+}): Promise<{ job: SolverSealJob; output: SolverOutput; folder: string | undefined }> {
+  const p = prepareSolverInput(ls, input);
+  const output = await app.pool.run(ls.descriptor.name, p.own, { seed: p.seed, now: opts.now, signal: opts.signal, timeoutMs: opts.timeoutMs, progress: opts.progress });
+  return { job: buildSolverJob(ls, p, output, opts.extraResult), output, folder: p.folder };
 }
 
 /** Runs a solver on an already validated input and seals the result at the instant it started. */
@@ -303,16 +338,35 @@ export async function runSealedSolver(ctx: OpContext, name: string, body: unknow
   return runAndSeal(ctx, entry.ls, input as Record<string, any>, extraResult);
 }
 
-/** Runs a solver without sealing (the CLI's `svc solve`, benchmarks): validates, runs in-process. */
-export async function runUnsealed(name: string, body: unknown): Promise<SolverOutput & { seed: number }> {
+/** Runs a solver without sealing (the CLI's `svc solve`, benchmarks): validates the body exactly
+ * as the solver's operation does (common fields included), runs the solver in this process and
+ * returns the body a sealed response would carry (solver, domain, method, value, unit, result,
+ * series downsampled to `sample`, precision, stability, clamped, seed, input, consts, query, and
+ * the operator chain under `svcState.operators`), marked `sealed: false`, without proof, pulse
+ * state, receipt or tokens. Refusals are SvcErrors with the same codes as over HTTP. */
+export async function runUnsealed(name: string, body: unknown): Promise<Record<string, unknown>> {
   const solvers = await loadSolvers();
   const ls = solvers.find((s) => s.descriptor.name === name);
-  if (!ls) throw new SvcError('NOT_FOUND', `no solver named '${name}'`);
-  const input = parseInput(ls.descriptor.input, body) as any;
-  const seed = typeof input.seed === 'number' ? input.seed >>> 0 : derivedSeed(input);
+  if (!ls) throw new SvcError('NOT_FOUND', `no solver named '${name}'; solvers: ${solvers.map((s) => s.descriptor.name).join(', ')}`);
+  const input = parseInput(solverInputSchema(ls), body) as Record<string, any>;
+  const p = prepareSolverInput(ls, input);
   const mod = await import(pathToFileURL(join(HERE, ls.file)).href);
-  const out = mod.run(input, { seed, now: Date.now() / 1000, progress() {} });
-  return { ...out, seed };
+  let output: SolverOutput;
+  try {
+    output = mod.run(p.own, { seed: p.seed, now: Date.now() / 1000, progress() {} });
+  } catch (e: any) {
+    // the same mapping as the worker (worker.ts): refusals keep their code, anything else is UNSTABLE
+    if (e?.name === 'SolverRefusal' || e instanceof SvcError) throw new SvcError(e.code, e.message, { details: e.details });
+    throw new SvcError('UNSTABLE', `the ${name} solver could not compute this input: ${e?.message ?? String(e)}`, { details: { value: null } });
+  }
+  const job = buildSolverJob(ls, p, output);
+  return {
+    sealed: false,
+    solver: job.solver as string, domain: job.domain as string, method: job.method as string,
+    value: job.value as number, unit: job.unit as string,
+    ...(job.body as Record<string, any>),
+    svcState: { operators: job.operators },
+  };
 }
 
 /** JSON Schema of a solver op's body: its own fields plus the common ones. */

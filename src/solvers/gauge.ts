@@ -85,6 +85,9 @@ export function torusPlaquette(beta: number, V: number): number {
   }
   return num / den;
 }
+// A heat-bath link update costs 80-200 ns of CPU (Metropolis less), so the cap is 10-25 s of
+// work: runs near it can still meet the 20 s solver budget (422 TIME_BUDGET_EXCEEDED); beyond it
+// they are refused up front. (test/live/stream-lifecycle.test.ts relies on a 1.1e8-update tick.)
 const MAX_LINK_UPDATES = 1.2e8;
 
 /** φ ~ von Mises(0, κ) (Best & Fisher 1979); returns cos φ and writes the sign of sin φ into

@@ -153,13 +153,16 @@ function dareResidual(X: Mat, F: Mat, H: Mat, Q: Mat, R: Mat): number {
   return M.maxAbsDiff(riccatiMap(X, F, H, Q, R), X) / Math.max(M.maxAbs(X), 1e-300);
 }
 
-/** measurement update of a prior covariance: P = X - X H'(H X H' + R)^-1 H X, and the gain */
+/** measurement update of a prior covariance, P = X - X H'(H X H' + R)^-1 H X, and the gain. It is
+ * evaluated in the Joseph form (I - KH) X (I - KH)' + K R K' like the filter: the short form loses
+ * all digits of P when R is tiny against H X H' (K H -> I). */
 function measurementUpdate(X: Mat, H: Mat, R: Mat): { P: Mat; K: Mat } {
   const Ht = M.transpose(H);
   const S = M.add(M.mul(M.mul(H, X), Ht), R);
   const KT = M.solve(S, M.mul(H, X))!; // S^-1 H X = K'  (S and X symmetric)
   const K = M.transpose(KT);
-  return { P: M.symmetrize(M.sub(X, M.mul(K, M.mul(H, X)))), K };
+  const A = M.sub(M.identity(X.rows), M.mul(K, H));
+  return { P: M.symmetrize(M.add(M.congruence(A, X), M.congruence(K, R))), K };
 }
 
 export const run: SolverRun<KalmanInput> = (inp, ctx): SolverOutput => {

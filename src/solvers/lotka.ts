@@ -16,6 +16,7 @@
 // value = V at t = tMax; reference = V(x0, y0); the drift (V_end - V0) is reported.
 import { z } from 'zod';
 import { rk4Step, rk4Workspace } from './lib/ode.ts';
+import { compositionWeights } from './lib/symplectic.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { SolverRefusal } from './types.ts';
 
@@ -70,9 +71,10 @@ export function firstIntegral(x: number, y: number, p: { alpha: number; beta: nu
   return p.delta * x - p.gamma * Math.log(x) + p.beta * y - p.alpha * Math.log(y);
 }
 
-// Yoshida (1990) fourth-order coefficients: w1 = 1/(2 - 2^(1/3)), w0 = 1 - 2 w1
-const Y_W1 = 1 / (2 - Math.cbrt(2));
-const Y_W0 = 1 - 2 * Y_W1;
+// Yoshida (1990) fourth-order weights [w1, w0, w1], w1 = 1/(2 - 2^(1/3)), w0 = 1 - 2 w1, from the
+// shared composition table (lib/symplectic.ts); the Störmer-Verlet stages are this solver's own
+// because its Hamiltonian is separable but not of the form |p|²/2 + V(q)
+const [Y_W1, Y_W0] = compositionWeights(4);
 
 export const run: SolverRun<LotkaInput> = (inp, ctx): SolverOutput => {
   const { alpha, beta, gamma, delta, x0, y0, tMax, method } = inp;

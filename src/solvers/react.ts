@@ -266,3 +266,6 @@ export const run: SolverRun<ReactInput> = (inp, ctx): SolverOutput => {
     method: gray ? 'gray-scott-ftcs' : 'fitzhugh-nagumo-ftcs',
   };
 };
+
+/** The one-step kernel, for tests that check the stencil on exact discrete eigenmodes. */
+export const internals = { reactStep };

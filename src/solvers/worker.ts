@@ -18,6 +18,8 @@ export default async function runTask(task: WorkerTask) {
     mod = await import(new URL(`./${task.name}.ts`, import.meta.url).href);
     modules.set(task.name, mod);
   }
+  // tells the pool the job is running (see SolverPool.run); progress fractions follow
+  task.port?.postMessage('started');
   let last = 0;
   const progress = (fraction: number) => {
     if (!task.port) return;

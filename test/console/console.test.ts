@@ -43,7 +43,7 @@ before(async () => {
   base = await t.listen();
   desk = await browser.newContext({ viewport: DESKTOP });
   page = await watched(desk);
-});
+}, { timeout: 240_000 }); // a browser and a node start here; on a busy CI machine that alone can take a minute
 
 after(async () => {
   await browser?.close();
@@ -120,6 +120,46 @@ async function lowContrast(p: any): Promise<string[]> {
   });
 }
 
+/** Opens a section (focus lands on its heading), then presses Tab until focus leaves the
+ * section: every visible control of the section must have been focused on the way, each with a
+ * visible focus indicator. */
+async function tabWalk(p: any, view: string): Promise<{ expected: number; missed: string[]; noRing: string[] }> {
+  await open(p, view);
+  assert.equal(await p.evaluate(() => document.activeElement?.id), `${view}-h`, `${view}: focus starts on the heading`);
+  const expected: string[] = await p.evaluate((v: string) => {
+    const section = document.getElementById(`view-${v}`)!;
+    const sel = 'a[href], button:not([disabled]), input:not([type=hidden]):not([disabled]), select:not([disabled]), textarea:not([disabled]), summary, iframe, [tabindex]:not([tabindex="-1"])';
+    const out: string[] = [];
+    let i = 0;
+    for (const el of section.querySelectorAll<HTMLElement>(sel)) {
+      const closedDetails = el.closest('details:not([open])');
+      if (closedDetails && !(el.tagName === 'SUMMARY' && el.parentElement === closedDetails)) continue; // folded away: not reachable until opened
+      if (!el.getClientRects().length || el.closest('[hidden]') || !el.checkVisibility({ visibilityProperty: true })) continue;
+      const label = `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''} "${(el.textContent ?? '').trim().slice(0, 30)}"`;
+      el.dataset.kbd = String(i++);
+      out.push(label);
+    }
+    return out;
+  }, view);
+  const visited = new Set<number>();
+  const noRing: string[] = [];
+  for (let n = 0; n < expected.length + 40; n++) {
+    await p.keyboard.press('Tab');
+    const at = await p.evaluate((v: string) => {
+      const el = document.activeElement as HTMLElement | null;
+      if (!el || el === document.body || !document.getElementById(`view-${v}`)!.contains(el)) return null;
+      const st = getComputedStyle(el);
+      const ring = (st.outlineStyle !== 'none' && parseFloat(st.outlineWidth) >= 2) || (st.boxShadow !== 'none' && st.boxShadow !== '');
+      return { kbd: el.dataset.kbd ?? null, ring, tag: el.tagName.toLowerCase(), id: el.id };
+    }, view);
+    if (!at) break;
+    if (at.kbd !== null) visited.add(Number(at.kbd));
+    // an iframe's focus ring is drawn on what is focused inside it
+    if (!at.ring && at.tag !== 'iframe') noRing.push(`${at.tag}#${at.id}`);
+  }
+  return { expected: expected.length, missed: expected.filter((_, i) => !visited.has(i)), noRing: [...new Set(noRing)] };
+}
+
 async function open(p: any, view: string): Promise<void> {
   await p.click(`#nav a[href="#${view}"]`);
   await p.waitForSelector(`#view-${view}[data-loaded]:not([hidden])`);
@@ -131,7 +171,8 @@ async function signIn(p: any, k: string): Promise<void> {
   await p.waitForSelector('#view-overview:not([hidden])');
 }
 
-test('spin up a machine in the console: the key is shown once, then never again; sign in with it', async () => {
+// node:test counts the file's before hook into the first test's time: the same margin
+test('spin up a machine in the console: the key is shown once, then never again; sign in with it', { timeout: 240_000 }, async () => {
   await page.goto(`${base}/console`);
   await page.waitForSelector('#view-signin:not([hidden])');
   await page.fill('#spinup-name', 'console e2e');
@@ -241,6 +282,23 @@ test('verify the resulting receipt in the verifier; tampered copies are invalid 
   // a file chosen with the file input is checked the same way
   await page.setInputFiles('#vf-file', { name: 'receipt.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(receipt)) });
   await page.waitForFunction(() => /Valid/.test(document.getElementById('vf-verdict')?.textContent ?? '') && !/Invalid/.test(document.getElementById('vf-verdict')?.textContent ?? ''));
+  // a file dropped on the verifier is checked the same way: a tampered one, then the original
+  const drop = async (text: string) => {
+    const dataTransfer = await page.evaluateHandle((body: string) => {
+      const d = new DataTransfer();
+      d.items.add(new File([body], 'receipt.json', { type: 'application/json' }));
+      return d;
+    }, text);
+    await page.dispatchEvent('#vf-drop', 'dragover', { dataTransfer });
+    await page.dispatchEvent('#vf-drop', 'drop', { dataTransfer });
+  };
+  await drop(JSON.stringify({ ...receipt, value: receipt.value * 1.001 }));
+  await page.waitForFunction(() => /Invalid/.test(document.getElementById('vf-verdict')?.textContent ?? ''));
+  assert.match(await page.textContent('#vf-reason'), /proof does not match/);
+  assert.match(await page.inputValue('#vf-text'), /"svcProof"/, 'the dropped file is shown in the text box');
+  await drop(JSON.stringify(receipt));
+  await page.waitForFunction(() => /Valid/.test(document.getElementById('vf-verdict')?.textContent ?? '') && !/Invalid/.test(document.getElementById('vf-verdict')?.textContent ?? ''));
+  assert.match(await page.textContent('#vf-reason'), /v2 proof valid; Ed25519 signature valid/);
 });
 
 test('a new observer entry appears live, without a reload', async () => {
@@ -396,6 +454,28 @@ test('at 375 px every section fits the width, is keyboard reachable, and the pla
     await shot(p, 'm03-mail');
     await open(p, 'observer');
     await shot(p, 'm04-observer');
+
+    // keyboard: in every section, Tab from the section heading reaches each visible control
+    // (links, buttons, fields, summaries, the mail frame) in turn, each with a visible focus ring
+    for (const view of ['overview', 'playground', 'verify', 'observer', 'folders', 'contracts', 'pages', 'mail']) {
+      const walk = await tabWalk(p, view);
+      assert.ok(walk.expected >= 1 || view === 'observer', `${view}: no controls found`);
+      assert.deepEqual(walk.missed, [], `${view}: not reachable with Tab`);
+      assert.deepEqual(walk.noRing, [], `${view}: focused without a visible focus ring`);
+    }
+    // the folded "Common fields" open from the keyboard, and then each of them is reachable
+    await open(p, 'playground');
+    await p.focus('.advanced summary');
+    await p.keyboard.press('Enter');
+    assert.equal(await p.evaluate(() => document.querySelector('details.advanced')!.hasAttribute('open')), true);
+    const common: string[] = await p.evaluate(() => [...document.querySelectorAll('#pg-common input, #pg-common textarea, #pg-common select')].map((e) => e.id));
+    assert.ok(common.length >= 5, common.join());
+    const reachedCommon = new Set<string>();
+    for (let i = 0; i < common.length + 5; i++) {
+      await p.keyboard.press('Tab');
+      reachedCommon.add(await p.evaluate(() => document.activeElement?.id ?? ''));
+    }
+    assert.deepEqual(common.filter((id) => !reachedCommon.has(id)), [], 'common fields reachable with Tab once opened');
 
     // keyboard: from the top, Tab reaches the sections' links, Enter opens one, focus is visible
     await p.goto(`${base}/console#overview`);

@@ -5,6 +5,10 @@ import assert from 'node:assert/strict';
 import { testNode, type TestNode } from '../helpers.ts';
 import { fixedClock } from '../../src/core/clock.ts';
 import { MAX_DEFINITION_BYTES } from '../../src/contracts/definition.ts';
+import Ajv2020Module from 'ajv/dist/2020.js';
+
+// ajv (a dependency of the MCP SDK) as an independent JSON Schema implementation
+const Ajv2020: any = (Ajv2020Module as any).default ?? Ajv2020Module;
 
 const clock = fixedClock(1_790_000_000);
 let node: TestNode;
@@ -71,11 +75,26 @@ test('templates: the list has 321 ids and names; one template returns its defini
   assert.equal((await node.call('GET', '/api/contracts/templates')).status, 401, 'needs a key');
 });
 
-test('the definition schema is published', async () => {
+test('the definition schema is published as a draft 2020-12 JSON Schema that served definitions satisfy', async () => {
   const r = await node.call('GET', '/api/contracts/schema');
   assert.equal(r.status, 200);
-  assert.match(String(r.headers['content-type']), /json/);
-  assert.deepEqual(r.body.required.sort(), ['initial', 'name', 'states', 'transitions', 'version']);
+  assert.match(String(r.headers['content-type']), /^application\/schema\+json/);
+  assert.equal(r.body.$schema, 'https://json-schema.org/draft/2020-12/schema');
+  assert.deepEqual([...r.body.required].sort(), ['initial', 'name', 'states', 'transitions', 'version']);
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  assert.equal(ajv.validateSchema(r.body), true, JSON.stringify(ajv.errors));
+  const validate = ajv.compile(r.body);
+  // definitions the node serves satisfy it: a template, the foundation machine, a generated draft
+  const tpl = await node.call('GET', '/api/contracts/templates/escrow-goods', undefined, a.apiKey);
+  assert.ok(validate(tpl.body.definition), JSON.stringify(validate.errors));
+  const foundation = await node.call('GET', '/api/chain/state-machines/foundation');
+  assert.ok(validate(foundation.body.definition), JSON.stringify(validate.errors));
+  const g = await node.call('POST', '/api/contracts/generate', { query: 'Draft the memo, review it, then publish it.' }, a.apiKey);
+  assert.ok(validate(g.body.definition), JSON.stringify(validate.errors));
+  // and a definition without version does not
+  const noVersion = { ...tpl.body.definition };
+  delete noVersion.version;
+  assert.equal(validate(noVersion), false);
 });
 
 test('deploy from a template, fire along the happy path: v1 receipts that verify, chain anchored, observer shows it', async () => {
@@ -201,6 +220,41 @@ test('20 concurrent fires advance a contract exactly as 20 sequential fires', as
   assert.equal(g3.fireCount, 11);
 });
 
+test('20 concurrent fires on a contract that changes state every fire end where 20 sequential fires end', async () => {
+  // a three-phase rotation with a step counter: after k fires the state is phase (k mod 3), so a
+  // lost or doubled update shows in the state as well as in the counters
+  const rotation = {
+    version: '1', name: 'Rotation', initial: 'p0',
+    states: [{ name: 'p0' }, { name: 'p1' }, { name: 'p2' }, { name: 'done', terminal: true }],
+    transitions: [
+      { from: 'p0', to: 'done', name: 'stop0', guard: 'steps >= 40' },
+      { from: 'p0', to: 'p1', name: 'a', set: { steps: 'steps + 1', trail: 'trail * 3 + 0' } },
+      { from: 'p1', to: 'p2', name: 'b', set: { steps: 'steps + 1', trail: 'mod(trail * 3 + 1, 1000003)' } },
+      { from: 'p2', to: 'p0', name: 'c', set: { steps: 'steps + 1', trail: 'mod(trail * 3 + 2, 1000003)' } },
+    ],
+    variables: { steps: 0, trail: 1 },
+  };
+  const conc = await deploy({ definition: rotation });
+  const seq = await deploy({ definition: rotation });
+  const rs = await Promise.all(Array.from({ length: 20 }, () => node.call('POST', `/api/contracts/${conc.id}/fire`, {}, a.apiKey)));
+  for (const r of rs) { assert.equal(r.status, 200, r.text); assert.equal(r.body.fired, true); }
+  for (let i = 0; i < 20; i++) assert.equal((await node.call('POST', `/api/contracts/${seq.id}/fire`, {}, a.apiKey)).body.fired, true);
+  const gc = (await node.call('GET', `/api/contracts/${conc.id}`, undefined, a.apiKey)).body;
+  const gs = (await node.call('GET', `/api/contracts/${seq.id}`, undefined, a.apiKey)).body;
+  assert.equal(gs.state, 'p2', '20 mod 3 = 2');
+  assert.equal(gs.fireCount, 20);
+  assert.deepEqual({ state: gc.state, fireCount: gc.fireCount, variables: gc.variables }, { state: gs.state, fireCount: gs.fireCount, variables: gs.variables });
+  // the history is the same sequence of transitions, one per fire count
+  const hist = (g: any) => g.history.map((h: any) => `${h.seq}:${h.from}>${h.to}`).sort();
+  assert.deepEqual(hist(gc), hist(gs));
+  // every concurrent fire got its own step and its own receipt, anchored on the chain in order of step
+  const bySeq = rs.map((r) => r.body).sort((x, y) => x.contract.fireCount - y.contract.fireCount);
+  assert.deepEqual(bySeq.map((b) => b.contract.fireCount), Array.from({ length: 20 }, (_, i) => i + 1));
+  for (let i = 1; i < 20; i++) assert.ok(bySeq[i].receipt.chain.seq > bySeq[i - 1].receipt.chain.seq);
+  assert.equal(new Set(rs.map((r) => r.body.receipt.id)).size, 20);
+  assert.equal((await node.call('GET', '/api/chain/verify', undefined, a.apiKey)).body.valid, true);
+});
+
 test('transition operators are evaluated from the catalog, feed the guard and join the seal', async () => {
   const def = {
     version: '1', name: 'Bench supply check', initial: 'powered',
@@ -265,8 +319,25 @@ test('a machine cannot read, list, fire or learn the existence of another machin
   assert.equal(t.body.code, 'NOT_FOUND');
   const tf = await node.tool('svc_contract_fire', { id: d.id }, b.apiKey);
   assert.equal(tf.isError, true);
+  assert.equal(tf.body.code, 'NOT_FOUND');
+  const tNone = await node.tool('svc_contract_get', { id: missing }, b.apiKey);
+  assert.deepEqual(t.body, tNone.body, 'indistinguishable over MCP too');
+  // fire arguments that would be a 400 on one's own contract (a transition that does not leave
+  // the state, an undeclared variable) still answer 404: nothing about the contract leaks
+  for (const body of [{ transition: 'no_such_transition' }, { variables: { undeclared: 1 } }, { transition: 'approve' }]) {
+    const other = await node.call('POST', `/api/contracts/${d.id}/fire`, body, b.apiKey);
+    const none = await node.call('POST', `/api/contracts/${missing}/fire`, body, b.apiKey);
+    assert.equal(other.status, 404, JSON.stringify(body));
+    assert.deepEqual(other.body, none.body);
+  }
   const list = await node.call('GET', '/api/contracts', undefined, b.apiKey);
   assert.ok(!list.body.contracts.some((c: any) => c.id === d.id));
+  assert.equal(list.body.total, list.body.contracts.length, 'B counts only its own contracts');
+  const listTool = await node.tool('svc_contract_list', {}, b.apiKey);
+  assert.ok(!listTool.body.contracts.some((c: any) => c.id === d.id));
+  // a cursor just above A's id does not reveal it either
+  const cursor = await node.call('GET', `/api/contracts?before=${d.id}z`, undefined, b.apiKey);
+  assert.ok(!cursor.body.contracts.some((c: any) => c.id === d.id));
   const mine = await node.call('GET', '/api/contracts?limit=500', undefined, a.apiKey);
   assert.ok(mine.body.contracts.some((c: any) => c.id === d.id));
   // A's contract is untouched by B's attempts
@@ -360,6 +431,29 @@ test('hostile guard expressions are refused at deploy with a 4xx, never a 500', 
   const def = { ...counterDef(), transitions: [{ from: 'counting', to: 'done', name: 'go', set: { n: 'constructor.constructor("x")()' } }] };
   const r = await node.call('POST', '/api/contracts', { definition: def }, a.apiKey);
   assert.equal(r.status, 400);
+  // prototype member names as variables or assignment targets (an own "__proto__" key reaches
+  // the MCP face, which does not strip it)
+  for (const variables of [{ n: 0, constructor: 1 }, { n: 0, toString: 'x' }, JSON.parse('{"n": 0, "__proto__": 1}')]) {
+    const h = await node.tool('svc_contract_deploy', { definition: { ...counterDef(), variables } }, a.apiKey);
+    assert.equal(h.isError, true);
+    assert.equal(h.body.code, 'INVALID_INPUT');
+  }
+  const inherited = { ...counterDef(), transitions: [{ from: 'counting', to: 'done', name: 'go', set: { toString: '1' } }] };
+  const ri = await node.call('POST', '/api/contracts', { definition: inherited }, a.apiKey);
+  assert.equal(ri.status, 400);
+  assert.ok(ri.body.issues.some((i: any) => i.path === 'definition.transitions.0.set.toString'));
+  // guards that are well-formed but fail or overflow at run time block with a reason, never a 500
+  for (const guard of ['factorial(n * 1e9) > 0 and n > 1e9', 'nthRoot(n - 8, 0) > 0', 'max() > 0', 'n / 0 < 0']) {
+    const d = await deploy({ definition: { ...counterDef(), transitions: [{ from: 'counting', to: 'done', name: 'go', guard }, { from: 'counting', to: 'counting', name: 'tick', guard: 'false' }] } });
+    const f = await node.call('POST', `/api/contracts/${d.id}/fire`, {}, a.apiKey);
+    assert.equal(f.status, 200, `${guard}: ${f.text}`);
+    assert.equal(f.body.fired, false, guard);
+    assert.equal(typeof f.body.reason, 'string');
+  }
+  // deeply nested JSON inside a definition (under the size limit) is a 4xx, not a stack overflow
+  const nested = JSON.stringify({ definition: { ...gatedDef(), metadata: { x: 0 } } }).replace('"x":0', '"x":' + '['.repeat(20000) + ']'.repeat(20000));
+  const rn = await node.call('POST', '/api/contracts', nested, a.apiKey);
+  assert.ok(rn.status >= 400 && rn.status < 500, `nested: ${rn.status}`);
 });
 
 test('definitions over 256 KiB are refused with 413', async () => {
@@ -385,6 +479,8 @@ test('the foundation state machine: public definition; with a key, the lifecycle
   assert.equal(pub.status, 200);
   assert.equal(pub.body.definition.initial, 'provisioned');
   assert.equal(pub.body.machine, undefined);
+  // a key that is not a key is refused, not treated as anonymous
+  assert.equal((await node.call('GET', '/api/chain/state-machines/foundation', undefined, 'svc_ak_not_a_real_key')).status, 401);
   const m = await node.machine('foundation');
   const mine = await node.call('GET', '/api/chain/state-machines/foundation', undefined, m.apiKey);
   assert.equal(mine.body.machine.zid, m.zid);
@@ -396,4 +492,24 @@ test('the foundation state machine: public definition; with a key, the lifecycle
   // the definition is deployable as a contract in the same format
   const d = await deploy({ definition: pub.body.definition }, m.apiKey);
   assert.equal(d.state, 'provisioned');
+});
+
+test('a fire files its receipt in the folder it names, and in "contracts" by default', async () => {
+  const c = await deploy({ definition: counterDef(2) });
+  const named = await node.call('POST', `/api/contracts/${c.id}/fire`, { folder: 'audit-2026' }, a.apiKey);
+  assert.equal(named.status, 200, named.text);
+  assert.equal(named.body.fired, true);
+  assert.equal(named.body.receipt.folder, 'audit-2026');
+  const plain = await node.call('POST', `/api/contracts/${c.id}/fire`, {}, a.apiKey);
+  assert.equal(plain.body.receipt.folder, 'contracts');
+  const listed = await node.call('GET', '/api/folders/audit-2026/receipts', undefined, a.apiKey);
+  assert.equal(listed.status, 200, listed.text);
+  assert.ok(JSON.stringify(listed.body).includes(named.body.receipt.id), 'the fire is listed in its folder');
+  // the other machine sees no such folder, and a malformed folder name is a 400 that fires nothing
+  const other = await node.call('GET', '/api/folders/audit-2026/receipts', undefined, b.apiKey);
+  assert.ok(!JSON.stringify(other.body).includes(named.body.receipt.id));
+  const bad = await node.call('POST', `/api/contracts/${c.id}/fire`, { folder: '../x' }, a.apiKey);
+  assert.equal(bad.status, 400, bad.text);
+  const after = await node.call('GET', `/api/contracts/${c.id}`, undefined, a.apiKey);
+  assert.equal(after.body.fireCount ?? after.body.contract?.fireCount, 2);
 });

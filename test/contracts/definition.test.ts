@@ -4,6 +4,10 @@ import assert from 'node:assert/strict';
 import { checkDefinition, validateDefinition, DEFINITION_JSON_SCHEMA, MAX_DEFINITION_BYTES, type ContractDefinition } from '../../src/contracts/definition.ts';
 import { FOUNDATION } from '../../src/contracts/foundation.ts';
 import { SvcError } from '../../src/core/errors.ts';
+import { listTemplates } from '../../src/contracts/templates.ts';
+import { generateDefinition } from '../../src/contracts/generate.ts';
+import { applyVariableUpdates } from '../../src/contracts/machine.ts';
+import Ajv2020Module from 'ajv/dist/2020.js';
 
 const base = (): ContractDefinition => ({
   version: '1.0.0',
@@ -209,4 +213,52 @@ test('the foundation state machine is a valid definition in the same format', ()
   const names = d.states.map((s) => s.name);
   for (const s of ['provisioned', 'active', 'suspended', 'recovered', 'retired']) assert.ok(names.includes(s), s);
   assert.equal(d.initial, 'provisioned');
+});
+
+// ajv is a dependency of the MCP SDK; it is used here only as an independent JSON Schema validator
+const Ajv2020: any = (Ajv2020Module as any).default ?? Ajv2020Module;
+
+test('the published schema is a valid draft 2020-12 JSON Schema that accepts every template and the foundation', () => {
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  assert.equal(ajv.validateSchema(DEFINITION_JSON_SCHEMA), true, JSON.stringify(ajv.errors));
+  const validate = ajv.compile(DEFINITION_JSON_SCHEMA);
+  for (const t of listTemplates()) assert.ok(validate(JSON.parse(JSON.stringify(t.definition))), `${t.id}: ${JSON.stringify(validate.errors)}`);
+  assert.ok(validate(JSON.parse(JSON.stringify(FOUNDATION))), JSON.stringify(validate.errors));
+  for (const q of ['Draft the contract, legal reviews it, both parties sign it, then archive the signed copy.', 'Charging session for an electric vehicle.']) {
+    assert.ok(validate(JSON.parse(JSON.stringify(generateDefinition(q).definition))), JSON.stringify(validate.errors));
+  }
+  assert.ok(validate(base()));
+  // faults the schema can express are refused by it too, at the same place
+  const noVersion: any = base();
+  delete noVersion.version;
+  assert.equal(validate(noVersion), false);
+  assert.ok(validate.errors!.some((e: any) => e.keyword === 'required' && e.params.missingProperty === 'version'));
+  assert.equal(validate({ ...base(), extra: 1 }), false);
+  assert.equal(validate({ ...base(), states: [{ name: '1bad' }, { name: 'ok', terminal: true }] }), false);
+  assert.ok(validate.errors!.some((e: any) => e.instancePath === '/states/0/name'));
+  assert.equal(validate({ ...base(), version: 0 }), false);
+  assert.equal(validate({ ...base(), transitions: [{ from: 'draft', to: 'review' }] }), false);
+  assert.equal(validate({ ...base(), variables: { x: [1] } }), false);
+});
+
+test('reserved and prototype member names cannot be variables; set cannot target an inherited name', () => {
+  for (const name of ['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', '__x', 'fireCount', 'elapsed', 'pi']) {
+    const d: any = base();
+    d.variables = { ...d.variables, [name]: 1 };
+    expectIssue(d, `definition.variables.${name}`, /reserved/);
+  }
+  // an own "__proto__" key, as JSON.parse makes it (the MCP face does not strip it)
+  const proto = JSON.parse('{"__proto__": 1, "amount": 100, "limit": 500}');
+  expectIssue({ ...base(), variables: proto }, 'definition.variables.__proto__', /reserved/);
+  for (const name of ['toString', 'constructor', 'hasOwnProperty']) {
+    const d = base();
+    d.transitions[0].set = { [name]: '1' };
+    expectIssue(d, `definition.transitions.0.set.${name}`, /not a declared variable/);
+  }
+  // a fire's variable updates: an inherited name is undeclared, not "a function"
+  const def = validateDefinition(base());
+  for (const name of ['toString', 'constructor']) {
+    assert.throws(() => applyVariableUpdates(def, { amount: 100, limit: 500 }, { [name]: 1 }), (e: unknown) =>
+      e instanceof SvcError && e.status === 400 && /not a variable of this contract/.test(e.message));
+  }
 });

@@ -41,10 +41,21 @@ test('the generate tool drafts definitions from plain English that deploy and fi
   }
   const chain = await node.call('GET', '/api/chain/verify', undefined, m.apiKey);
   assert.equal(chain.body.valid, true);
-  for (const q of ['short', 'x'.repeat(601)]) {
+  for (const q of ['short', 'sevench', 'x'.repeat(601)]) {
     const r = await node.call('POST', '/api/contracts/generate', { query: q }, m.apiKey);
     assert.equal(r.status, 400);
+    assert.equal(r.body.code, 'INVALID_INPUT');
   }
+  for (const q of ['eight ch', 'Draft, review, sign. '.repeat(30).slice(0, 600)]) {
+    const r = await node.call('POST', '/api/contracts/generate', { query: q }, m.apiKey);
+    assert.equal(r.status, 200, `${q.length} chars: ${r.text.slice(0, 200)}`);
+    assert.equal((await node.call('POST', '/api/contracts', { definition: r.body.definition }, m.apiKey)).status, 200);
+  }
+  // deterministic through the node: the same request twice gives the same answer
+  const q1 = await node.call('POST', '/api/contracts/generate', { query: GENERATE_CASES[7].query }, m.apiKey);
+  const q2 = await node.call('POST', '/api/contracts/generate', { query: GENERATE_CASES[7].query }, m.apiKey);
+  assert.deepEqual(q1.body, q2.body);
+  assert.ok(q1.body.assumptions.length > 0);
   const t = await node.tool('svc_contract_generate', { query: 'Draft, review, then sign the agreement.' }, m.apiKey);
   assert.equal(t.isError, false);
   assert.ok(t.body.definition.version);

@@ -39,10 +39,24 @@ for (const [i, c] of GENERATE_CASES.entries()) {
   });
 }
 
-test('generation is deterministic', () => {
-  for (const c of GENERATE_CASES.slice(0, 10)) {
-    assert.deepEqual(generateDefinition(c.query), generateDefinition(c.query));
+test('generation is deterministic and always lists its assumptions', () => {
+  for (const c of GENERATE_CASES) {
+    const one = generateDefinition(c.query);
+    assert.deepEqual(generateDefinition(c.query), one);
+    assert.ok(one.assumptions.length > 0 && one.assumptions.every((x) => typeof x === 'string' && x.length > 0));
   }
+  // the same request in a different process state (after other requests) gives the same draft
+  const q = GENERATE_CASES[0].query;
+  const before = JSON.stringify(generateDefinition(q));
+  for (const c of GENERATE_CASES.slice(1, 6)) generateDefinition(c.query);
+  assert.equal(JSON.stringify(generateDefinition(q)), before);
+});
+
+test('the drafts follow the requests: only the vague ones fall back to a template as is', () => {
+  const asIs = GENERATE_CASES.filter((c) => generateDefinition(c.query).assumptions.some((x) => /returning template|as they are/.test(x)));
+  // the three one-line requests that name at most one step
+  assert.ok(asIs.length <= 3, asIs.map((c) => c.query).join(' | '));
+  assert.ok(asIs.every((c) => c.minSteps <= 1));
 });
 
 test('a condition blocks its step until the caller fires with the variable set', () => {

@@ -52,3 +52,16 @@ test('a proof verifies, and any change to a signed field or the proof makes it i
   assert.equal(verifyProof(key, 'not-hex', f), false);
   assert.equal(verifyProof(deriveProofKey(hex('cd'.repeat(32))), proof, f), false);
 });
+
+test('the seal path derives its proof key and computes its proofs through these same functions', async () => {
+  const { Sealer } = await import('../../src/services/sealer.ts');
+  const { systemClock } = await import('../../src/core/clock.ts');
+  const secret = hex('0123456789abcdef'.repeat(4));
+  const sealer = new Sealer({ db: null as any, clock: systemClock, masterSecret: secret, tokensPerDay: 1 });
+  // K = HKDF-SHA256(secret, "svc-seal", "svc-proof", 32), through the RFC 5869-checked function
+  assert.deepEqual(sealer.proofKey, hkdfSha256(secret, 'svc-seal', 'svc-proof', 32));
+  assert.deepEqual(sealer.proofKey, deriveProofKey(secret));
+  // the proof is the RFC 4231-checked HMAC of the DESIGN §7 message
+  const f = { operatorIds: ['KO42', 'SVC-PROTECT-001', 'SVC-PROTECT-002'], R_t: 1.0001, svcond: 42, keyPrefix: 'svc_ak_12345678', value: 0.25, unit: 'P' };
+  assert.equal(computeProof(sealer.proofKey, f), hmacSha256(sealer.proofKey, proofMessage(f)).toString('hex'));
+});

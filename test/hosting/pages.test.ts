@@ -155,3 +155,27 @@ test('the public hosting routes are not part of the API surface; the management 
   assert.ok(spec.paths['/api/pages'].post);
   assert.ok(spec.paths['/api/pages/{slug}'].delete);
 });
+
+test('a query string on a hosted page or the launcher is ignored, not refused; redirects keep a plain one', async () => {
+  await t.call('POST', '/api/pages', { title: 'Q', html: '<p id="q">query app</p>', pageSlug: 'q-app' }, a.apiKey);
+  const page = await t.call('GET', `/s/${a.slug}/p/q-app/?utm_source=mail&q=${encodeURIComponent('a b')}`);
+  assert.equal(page.status, 200, page.text);
+  assert.equal(page.text, '<p id="q">query app</p>');
+  assert.match(page.headers['content-security-policy'], /sandbox/);
+  const launcher = await t.call('GET', `/s/${a.slug}/?ref=x`);
+  assert.equal(launcher.status, 200);
+  assert.ok(launcher.text.includes('href="p/q-app/"'));
+  // the redirect to the trailing slash carries the query along, and only a plain one
+  const red = await t.call('GET', `/s/${a.slug}/p/q-app?x=1&y=%20`);
+  assert.equal(red.status, 308);
+  assert.equal(red.headers.location, `/s/${a.slug}/p/q-app/?x=1&y=%20`);
+  const red2 = await t.call('GET', `/s/${a.slug}?ref=launcher`);
+  assert.equal(red2.headers.location, `/s/${a.slug}/?ref=launcher`);
+  const odd = await t.call('GET', `/s/${a.slug}/p/q-app?${'a'.repeat(3000)}`);
+  assert.equal(odd.status, 308);
+  assert.equal(odd.headers.location, `/s/${a.slug}/p/q-app/`);
+  // a query never reveals or reaches anything else: an unknown page is still a 404 body
+  const missing = await t.call('GET', `/s/${a.slug}/p/nope/?q=1`);
+  assert.equal(missing.status, 404);
+  assert.equal(missing.body.code, 'NOT_FOUND');
+});

@@ -10,6 +10,7 @@ import { readSse } from './sse.ts';
 import { liveCounts } from '../../src/live/registry.ts';
 import { createChannel, shutdownLive } from '../../src/live/channels.ts';
 import { bindOperatorInputs, prepareOperator } from '../../src/live/steps.ts';
+import { trackResources, osThreads, threadCpu, describe, type TrackedResource } from './resources.ts';
 
 let t: TestNode;
 let base: string;
@@ -26,7 +27,6 @@ after(async () => { await t.close(); });
 const state = async (id: string, k = key) => (await t.call('GET', `/api/streams/${id}`, undefined, k)).body.channel;
 const ke = { operator: 'KINETIC_ENERGY', inputs: { m: 2, v: 3 } };
 const idle = { timers: 0, channels: 0, subscribers: 0, jobs: 0 };
-const timeouts = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 
 test('DELETE stops a channel: no tick after the close, a final end event with state closed', async () => {
   // warm the worker pool so the first tick does not pay for starting a worker thread
@@ -80,29 +80,125 @@ test('a channel that opts into closeOnDisconnect stops when its SSE client goes 
   assert.equal(kept.counts.sealed, 3);
 });
 
-test('100 channels opened and closed leave no timers, subscribers or jobs behind', async () => {
-  const before = timeouts();
-  for (let round = 0; round < 20; round++) {
+test('100 channels opened and closed leave no timers, workers, subscribers or jobs behind', async () => {
+  // one round first, so the worker pool and the store's connections exist before the count starts
+  const round = async (check6th: boolean) => {
     const opened = await Promise.all(Array.from({ length: 5 }, (_, i) => t.call('POST', '/api/streams',
       i % 2 ? { solver: 'protect', body: { health: 'up' }, ticks: 600 } : { ...ke, ticks: 600 }, key)));
     for (const o of opened) assert.equal(o.status, 200, o.text);
     // a sixth open channel is over the per-machine limit
-    if (round === 0) {
+    if (check6th) {
       const sixth = await t.call('POST', '/api/streams', { ...ke, ticks: 5 }, key);
       assert.equal(sixth.status, 429);
       assert.equal(sixth.body.code, 'RATE_LIMITED');
     }
     const closed = await Promise.all(opened.map((o) => t.call('DELETE', `/api/streams/${o.body.channel.id}`, undefined, key)));
     for (const c of closed) assert.equal(c.body.channel.state, 'closed');
+  };
+  await round(true);
+  const threadsBefore = osThreads();
+  const poolBefore = t.app.pool.stats.threads;
+  // from here on every timer and worker thread the process creates is tracked by async_hooks,
+  // independently of the code's own bookkeeping
+  const tracker = trackResources();
+  try {
+    for (let r = 0; r < 20; r++) await round(false);
+    await tracker.settle(300);
+    const alive = tracker.alive();
+    // what may outlive the channels, all of it outside live compute and none of it keeping the
+    // process alive: piscina's idle-worker timeout, Node's 1-second Date-header cache timer, and
+    // the PostgreSQL pool's idle-connection timers (the worker pool's per-job budget timer is
+    // cleared when its job ends, so none may be left)
+    const allowed = (r: TrackedResource) => r.type === 'Timeout' && (
+      (r.hasRef() === false && /node_modules[\\/]piscina[\\/]/.test(r.stack)) ||
+      (r.hasRef() === false && /_http_outgoing/.test(r.stack)) ||
+      /node_modules[\\/]pg-pool[\\/]/.test(r.stack));
+    const timers = alive.filter((r) => r.type === 'Timeout' && !allowed(r));
+    assert.deepEqual(timers, [], `timers left behind:\n${describe(timers)}`);
+    // a worker thread that is still alive must be one of the pool's (a job the close aborted
+    // terminates its worker; the pool may start a fresh idle one in its place)
+    const workers = alive.filter((r) => r.type === 'WORKER');
+    assert.ok(workers.length <= t.app.pool.stats.threads, `${workers.length} new worker threads alive, the pool holds ${t.app.pool.stats.threads}:\n${describe(workers)}`);
+    // and the kernel agrees: no more OS threads than before, bar the pool's own growth
+    const threadsAfter = osThreads();
+    if (threadsBefore !== null && threadsAfter !== null) {
+      assert.ok(threadsAfter <= threadsBefore + Math.max(0, t.app.pool.stats.threads - poolBefore),
+        `OS threads ${threadsBefore} before, ${threadsAfter} after; pool threads ${poolBefore} before, ${t.app.pool.stats.threads} after`);
+    }
+  } finally {
+    tracker.stop();
   }
   assert.deepEqual(liveCounts(), idle);
   assert.equal(t.app.pool.stats.queueSize, 0);
-  // process-wide too (on PostgreSQL each idle client of pg's pool, at most 10, holds an idle timer)
-  const slack = t.app.db.backend === 'postgres' ? 10 : 0;
-  assert.ok(timeouts() <= before + slack, `timers: ${before} before, ${timeouts()} after`);
   const list = await t.call('GET', '/api/streams?state=closed&limit=100', undefined, key);
-  assert.ok(list.body.channels.length >= 100);
+  assert.equal(list.body.channels.length, 100);
   assert.equal((await t.call('GET', '/api/streams?state=open', undefined, key)).body.channels.length, 0);
+});
+
+test('closing a channel whose tick is computing aborts the job: its worker thread exits, nothing is sealed', async () => {
+  // one lattice-gauge tick of 2·64²·14,000 = 1.1e8 link updates (under the solver's cap of 1.2e8)
+  // runs far longer than this test
+  const open = await t.call('POST', '/api/streams', { solver: 'gauge', body: { L: 64, sweeps: 14_000, therm: 0 }, ticks: 3 }, key);
+  assert.equal(open.status, 200, open.text);
+  await sleep(500);
+  // the kernel's per-thread CPU counters find the thread that computes the tick
+  const cpu0 = threadCpu();
+  await sleep(1000);
+  const cpu1 = threadCpu();
+  let busy: [number, number] | null = null;
+  if (cpu0 && cpu1) {
+    for (const [tid, ticks] of cpu1) {
+      const d = ticks - (cpu0.get(tid) ?? ticks);
+      if (!busy || d > busy[1]) busy = [tid, d];
+    }
+    assert.ok(busy && busy[1] > 0, 'no thread is computing the tick');
+  }
+  const t0 = performance.now();
+  const closed = await t.call('DELETE', `/api/streams/${open.body.channel.id}`, undefined, key);
+  const closeMs = performance.now() - t0;
+  assert.equal(closed.body.channel.state, 'closed');
+  assert.equal(closed.body.channel.reason, 'closed');
+  assert.deepEqual(closed.body.channel.counts, { sealed: 0, skipped: 0, refused: 0 });
+  assert.ok(closeMs < 5000, `the close took ${closeMs.toFixed(0)} ms`);
+  if (busy) {
+    // the worker that ran the job is terminated: its thread is gone (or at least idle)
+    let after: Map<number, number> | null = null;
+    for (let i = 0; i < 50; i++) {
+      after = threadCpu();
+      if (!after?.has(busy[0])) break;
+      await sleep(100);
+    }
+    if (after?.has(busy[0])) {
+      const c0 = after.get(busy[0])!;
+      await sleep(1000);
+      const c1 = threadCpu()?.get(busy[0]) ?? c0;
+      assert.ok(c1 - c0 <= Math.max(1, busy[1] / 10), `thread ${busy[0]} still computes after the close: ${c1 - c0} ticks in 1 s (was ${busy[1]})`);
+    }
+  }
+  await sleep(800);
+  assert.equal((await state(open.body.channel.id)).counts.sealed, 0);
+  assert.deepEqual(liveCounts(), idle);
+});
+
+test('at most SVC_STREAMS_PER_NODE channels run on one node (429), whoever opens them', async () => {
+  const n = await testNode({ env: { SVC_STREAMS_PER_NODE: '2' } });
+  try {
+    const a = await n.machine('node-limit a');
+    const b = await n.machine('node-limit b');
+    const one = await n.call('POST', '/api/streams', { ...ke, ticks: 600 }, a.apiKey);
+    const two = await n.call('POST', '/api/streams', { ...ke, ticks: 600 }, b.apiKey);
+    assert.deepEqual([one.status, two.status], [200, 200]);
+    const three = await n.call('POST', '/api/streams', { ...ke, ticks: 600 }, a.apiKey);
+    assert.equal(three.status, 429, three.text);
+    assert.equal(three.body.code, 'RATE_LIMITED');
+    assert.match(three.body.error, /this node runs its maximum of 2/);
+    await n.call('DELETE', `/api/streams/${one.body.channel.id}`, undefined, a.apiKey);
+    const four = await n.call('POST', '/api/streams', { ...ke, ticks: 1 }, a.apiKey);
+    assert.equal(four.status, 200, four.text);
+    await n.call('DELETE', `/api/streams/${two.body.channel.id}`, undefined, b.apiKey);
+  } finally {
+    await n.close();
+  }
 });
 
 test('a tick that overruns its slot never shifts the schedule: the overrun slots are skipped and reported', async () => {

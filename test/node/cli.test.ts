@@ -1,8 +1,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, statSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testNode, type TestNode } from '../helpers.ts';
@@ -53,4 +53,65 @@ test('svc call calls a tool over MCP; svc solve runs a solver locally, unsealed'
   assert.equal(out.result.guardState, 'OK');
   assert.equal((await svc(['solve', 'protect', '{"liveness": 9}'])).code, 1);
   assert.equal((await svc(['nonsense'])).code, 2);
+});
+
+/** Starts a node as `npm start` does (src/main.ts) or as `svc serve` does, on the embedded store
+ * in `dataDir`, on a free port; resolves with its base URL once it listens. */
+function startNode(args: string[], dataDir: string): Promise<{ proc: ChildProcess; url: string; exited: Promise<number | null> }> {
+  const env: Record<string, string> = { ...process.env as Record<string, string>, PORT: '0', SVC_DATA_DIR: dataDir };
+  for (const k of ['DATABASE_URL', 'SVC_DATABASE_SCHEMA', 'SVC_SEAL_SECRET', 'SVC_ADMIN_KEY', 'NODE_TEST_CONTEXT']) delete env[k];
+  const proc = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((res) => proc.on('exit', (code) => res(code)));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => { proc.kill('SIGKILL'); reject(new Error(`node did not start:\n${out}`)); }, 90_000);
+    const onData = (b: Buffer) => {
+      out += b.toString();
+      const m = /listening at (http:\/\/127\.0\.0\.1:\d+)/i.exec(out);
+      if (m) { clearTimeout(timer); resolve({ proc, url: m[1], exited }); }
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`node exited ${code}:\n${out}`)); });
+  });
+}
+
+test('`npm start` (src/main.ts) and `svc serve` start the node on the embedded store with DESIGN §3 defaults; SIGTERM drains and exits 0', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-serve-'));
+  const main = new URL('../../src/main.ts', import.meta.url).pathname;
+  let proc: ChildProcess | null = null;
+  try {
+    const a = await startNode([main], dataDir);
+    proc = a.proc;
+    const pulse = await (await fetch(`${a.url}/api/svc/pulse`)).json();
+    assert.equal(pulse.f, 1.287);
+    // the master secret is generated once into the data directory, readable by the owner only
+    assert.equal(statSync(join(dataDir, 'seal-secret.hex')).mode & 0o777, 0o600);
+    const fs = await (await fetch(`${a.url}/api/svc/field-status`)).json();
+    assert.equal(fs.keySource, 'generated into the data directory');
+    const demo = (await (await fetch(`${a.url}/api/demo-key/mint`, { method: 'POST' })).json()).apiKey;
+    const m = await (await fetch(`${a.url}/api/machines`, { method: 'POST', headers: { authorization: `Bearer ${demo}`, 'content-type': 'application/json' }, body: '{"displayName":"first run"}' })).json();
+    const sealed = await (await fetch(`${a.url}/api/svc/protect`, { method: 'POST', headers: { authorization: `Bearer ${m.apiKey}`, 'content-type': 'application/json' }, body: '{"health":"up"}' })).json();
+    assert.match(sealed.svcProof, /^[0-9a-f]{64}$/);
+    a.proc.kill('SIGTERM');
+    assert.equal(await a.exited, 0);
+    proc = null;
+
+    // the same data directory through `svc serve`: the machine, its key, the receipt and the secret persist
+    const b = await startNode([CLI, 'serve'], dataDir);
+    proc = b.proc;
+    const filed = await (await fetch(`${b.url}/api/receipts/${sealed.receipt.id}`, { headers: { authorization: `Bearer ${m.apiKey}` } })).json();
+    assert.equal(filed.svcProof, sealed.svcProof);
+    const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+    writeFileSync(join(dir, 'r.json'), JSON.stringify(sealed));
+    const v = await svc(['verify', join(dir, 'r.json'), '--url', b.url, '--key', m.apiKey]);
+    assert.equal(v.code, 0, v.stderr);
+    assert.deepEqual([JSON.parse(v.stdout).hmac, JSON.parse(v.stdout).signature], [true, true]);
+    b.proc.kill('SIGTERM');
+    assert.equal(await b.exited, 0);
+    proc = null;
+  } finally {
+    if (proc) proc.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });

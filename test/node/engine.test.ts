@@ -1,10 +1,12 @@
 // The solver engine: every solver module loads and is served; the same input and seed give the
-// same bits (twice, and on both stores when DATABASE_URL is set); the time budget stops a job;
-// a cancelled job is stopped; non-finite output is never sealed.
+// same bits (twice, and on both stores when DATABASE_URL is set); the time budget stops a running
+// job; a client that disconnects stops its job; the common fields; `svc solve` (runUnsealed).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { testNode, type TestNode } from '../helpers.ts';
-import { loadSolvers, SOLVER_FILES, SolverPool, downsampleSeries } from '../../src/solvers/engine.ts';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { loadSolvers, SOLVER_FILES, SolverPool, downsampleSeries, solverInputSchema, runUnsealed } from '../../src/solvers/engine.ts';
 
 let t: TestNode;
 let key: string;
@@ -49,23 +51,41 @@ test('the same input and seed give the same bits on two runs of every solver, an
       if (other && otherKey) {
         const c = await other.call('POST', `/api/svc/${name}`, body, otherKey);
         assert.equal(c.status, 200, name);
-        assert.deepStrictEqual(c.body.result, a.body.result, `${name}: PGlite and PostgreSQL disagree`);
+        for (const field of ['result', 'series', 'precision', 'seed'] as const) {
+          assert.deepStrictEqual(c.body[field], a.body[field], `${name}.${field}: PGlite and PostgreSQL disagree`);
+        }
         assert.ok(Object.is(c.body.value, a.body.value));
       }
     }
   } finally { await other?.close(); }
 });
 
-test('a job past the time budget is stopped and refused with 422 TIME_BUDGET_EXCEEDED, nothing charged', async () => {
-  const n = await testNode({ env: { SVC_SOLVER_TIMEOUT_MS: '1' } });
+test('a job past the time budget is stopped (its worker thread terminated) and refused with 422 TIME_BUDGET_EXCEEDED; nothing is charged or sealed', async () => {
+  // the budget leaves room for a cold worker thread to load the solver on a busy machine
+  const n = await testNode({ env: { SVC_SOLVER_TIMEOUT_MS: '8000' } });
   try {
     const m = await n.machine('slow');
-    const r = await n.call('POST', '/api/svc/protect', {}, m.apiKey);
-    assert.equal(r.status, 422);
+    const small = { N: 32, steps: 100, equilibrate: 0 };
+    const warm = await n.call('POST', '/api/svc/evolve', small, m.apiKey);
+    assert.equal(warm.status, 200, warm.text);
+    const chainBefore = (await n.call('GET', '/api/chain/verify', undefined, m.apiKey)).body.length;
+    const stoppedBefore = n.app.pool.stats.stoppedJobs;
+    const t0 = performance.now();
+    // N = 2000 particles for 200,000 steps: minutes of work
+    const r = await n.call('POST', '/api/svc/evolve', { N: 2000, steps: 200_000 }, m.apiKey);
+    const elapsed = performance.now() - t0;
+    assert.equal(r.status, 422, r.text);
     assert.equal(r.body.code, 'TIME_BUDGET_EXCEEDED');
+    assert.match(r.body.error, /8000 ms/);
+    assert.ok(elapsed >= 7900 && elapsed < 30_000, `answered after ${elapsed} ms`);
+    assert.equal(n.app.pool.stats.stoppedJobs, stoppedBefore + 1, 'the running job was stopped by terminating its worker');
     const me = await n.call('GET', '/api/machines/me', undefined, m.apiKey);
-    assert.equal(me.body.tokens.remaining, n.app.config.tokensPerDay);
-    assert.equal((await n.call('GET', '/api/chain/verify', undefined, m.apiKey)).body.length, 2);
+    assert.equal(me.body.tokens.remaining, n.app.config.tokensPerDay - 1, 'only the small solve was charged');
+    assert.equal((await n.call('GET', '/api/chain/verify', undefined, m.apiKey)).body.length, chainBefore, 'nothing sealed');
+    // the pool replaced the thread and still serves
+    const again = await n.call('POST', '/api/svc/evolve', small, m.apiKey);
+    assert.equal(again.status, 200, again.text);
+    assert.deepStrictEqual(again.body.result, warm.body.result);
   } finally { await n.close(); }
 });
 
@@ -103,31 +123,125 @@ test('unknown keys in `inputs` are refused listing the accepted ones; inputs mer
   assert.equal(d.status, 400);
 });
 
-test('a client that disconnects cancels its job: the solver run is aborted, nothing is sealed', async () => {
+test('a client that disconnects cancels its job: the running solver is stopped, nothing is sealed', async () => {
   const base = await t.listen();
   const m = await t.machine('disconnect');
   const pool = t.app.pool;
   const original = pool.run.bind(pool);
   let settled: Promise<unknown> | null = null;
+  let running = false;
   pool.run = ((name: string, input: unknown, opts: any) => {
-    const p = original(name, input, opts);
+    // the worker reports progress only once the job is running in it
+    const p = original(name, input, { ...opts, progress: (f: number) => { running = true; opts.progress?.(f); } });
     settled = p.then(() => 'completed', (e: any) => e?.code ?? 'rejected');
     return p;
   }) as typeof pool.run;
   try {
+    const stoppedBefore = pool.stats.stoppedJobs;
     const ac = new AbortController();
+    // order 8 over 2,000,000 steps plus the RK4 comparison: seconds of work
     const req = fetch(`${base}/api/svc/action`, {
       method: 'POST', signal: ac.signal,
       headers: { 'content-type': 'application/json', authorization: `Bearer ${m.apiKey}` },
       body: JSON.stringify({ system: 'kepler', order: 8, steps: 2_000_000, dt: 0.0001, compare: true }),
     }).catch((e) => e);
     const t0 = Date.now();
-    while (!settled && Date.now() - t0 < 30_000) await new Promise((r) => setTimeout(r, 20));
+    while (!running && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 5));
+    assert.ok(running, 'the job started');
     ac.abort();
     await req;
     const outcome = await Promise.race([settled, new Promise((r) => setTimeout(() => r('still running'), 10_000))]);
     assert.equal(outcome, 'INVALID_INPUT', 'the job was cancelled, not completed');
+    assert.equal(pool.stats.stoppedJobs, stoppedBefore + 1, 'its worker thread was terminated');
     const [{ n }] = await t.app.db.query<any>('SELECT count(*)::int AS n FROM receipts WHERE zid = $1', [m.zid]);
     assert.equal(Number(n), 0);
   } finally { pool.run = original; }
+});
+
+test('the common fields are accepted by every solver but closedform and protect, and land in the receipt', async () => {
+  const common = { operators: ['XTRA_1'], consts: { t: 2 }, query: 'a label', sample: 5 };
+  for (const s of await loadSolvers()) {
+    const name = s.descriptor.name;
+    const required = name === 'solve' ? { prompt: 'p' } : name === 'multibody' ? { prompt: 'p', bodies: [{ mass: 1 }, { mass: 2 }] } : {};
+    const schema = solverInputSchema(s);
+    const parsed = schema.safeParse({ ...required, ...common, inputs: {}, domain: s.descriptor.domain });
+    if (name === 'closedform' || name === 'protect') {
+      assert.ok(s.noCommonFields, name);
+      assert.equal(schema.safeParse({ query: 'a label' }).success, false, `${name} takes no common fields`);
+    } else {
+      assert.ok(parsed.success, `${name}: ${!parsed.success && JSON.stringify(parsed.error.issues)}`);
+    }
+  }
+  // through HTTP on epi: inputs merge under the top-level fields, the operator joins the chain,
+  // consts and query are kept, sample downsamples the series, the domain matches case-insensitively
+  const r = await t.call('POST', '/api/svc/epi', { gamma: 0.1, inputs: { beta: 0.2, gamma: 0.5 }, ...common, domain: 'epidemiology' }, key);
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.body.value, 2, 'beta from inputs, gamma from the top level');
+  assert.deepEqual(r.body.svcState.operators, ['KO42', 'CELL_GROWTH', 'XTRA_1']);
+  assert.deepEqual(r.body.consts, { t: 2 });
+  assert.equal(r.body.query, 'a label');
+  for (const k of Object.keys(r.body.series)) assert.equal(r.body.series[k].length, 5, k);
+  assert.equal(r.body.series.t[4], 365);
+  assert.equal(r.body.input.beta, 0.2);
+  assert.equal('sample' in r.body.input, false);
+});
+
+test('runUnsealed (svc solve) validates like the operation and returns the sealed body shape, unsealed', async () => {
+  const body = { inputs: { beta: 0.2 }, operators: ['XTRA_1'], query: 'cli', sample: 4 };
+  const out: any = await runUnsealed('epi', body);
+  const sealed = await t.call('POST', '/api/svc/epi', body, key);
+  assert.equal(sealed.status, 200);
+  assert.equal(out.sealed, false);
+  for (const k of ['solver', 'domain', 'method', 'value', 'unit', 'result', 'series', 'precision', 'stability', 'seed', 'input', 'query']) {
+    assert.deepStrictEqual(out[k], sealed.body[k], k);
+  }
+  assert.deepEqual(out.svcState.operators, sealed.body.svcState.operators);
+  assert.equal(out.svcProof, undefined);
+  assert.equal(out.receipt, undefined);
+  await assert.rejects(runUnsealed('epi', { beta: -1 }), (e: any) => e.code === 'INVALID_INPUT');
+  await assert.rejects(runUnsealed('action', { system: 'oscillator', omega: 10, dt: 0.2 }), (e: any) => e.code === 'UNSTABLE');
+  await assert.rejects(runUnsealed('closedform', { operators: [{ id: 'X', shape: 'sqrt' }] }), (e: any) => e.code === 'SHAPE_REFUSED');
+  await assert.rejects(runUnsealed('nope', {}), (e: any) => e.code === 'NOT_FOUND');
+  // the CLI prints it
+  const cli = new URL('../../bin/svc.js', import.meta.url).pathname;
+  const r = await promisify(execFile)(process.execPath, [cli, 'solve', 'lorenz', '{"steps": 2000, "sample": 3}'], { encoding: 'utf8', timeout: 60_000 });
+  const printed = JSON.parse(r.stdout);
+  assert.equal(printed.sealed, false);
+  assert.equal(printed.solver, 'lorenz');
+  assert.equal(printed.unit, '1/t');
+  assert.equal(printed.series.t.length, 3);
+  assert.ok(Math.abs(printed.value + (10 + 1 + 8 / 3)) < 0.05);
+  const bad = await promisify(execFile)(process.execPath, [cli, 'solve', 'lorenz', '{"dt": 1}'], { encoding: 'utf8', timeout: 60_000 }).catch((e) => e);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /INVALID_INPUT/);
+});
+
+test('solver refusals are 422 with their code over HTTP and nothing is sealed or charged; clamped fields are reported', async () => {
+  const m = await t.machine('refusals');
+  const refusals: [string, Record<string, unknown>, string][] = [
+    ['solve', { prompt: 'p', beta: 0.5, maxIterations: 1 }, 'PRECISION_REFUSED'],
+    ['closedform', { operators: [{ id: 'X1', shape: 'exp' }] }, 'SHAPE_REFUSED'],
+    ['action', { system: 'oscillator', omega: 10, dt: 0.2 }, 'UNSTABLE'],
+    ['kalman', { F: 2, H: 0, Q: 1, R: 1 }, 'INVALID_INPUT'],
+  ];
+  for (const [name, body, code] of refusals) {
+    const r = await t.call('POST', `/api/svc/${name}`, body, m.apiKey);
+    assert.equal(r.status, code === 'INVALID_INPUT' ? 400 : 422, `${name}: ${r.text.slice(0, 200)}`);
+    assert.equal(r.body.code, code, name);
+    assert.equal(r.body.ok, false);
+  }
+  const [{ n }] = await t.app.db.query<any>('SELECT count(*)::int AS n FROM receipts WHERE zid = $1', [m.zid]);
+  assert.equal(Number(n), 0);
+  const me = await t.call('GET', '/api/machines/me', undefined, m.apiKey);
+  assert.equal(me.body.tokens.remaining, t.app.config.tokensPerDay);
+  // the spec's clamped fields are clamped and reported, then sealed
+  const c = await t.call('POST', '/api/svc/solve', { prompt: 'p', referenceMode: 'free-fall', medium: 'vacuum', position: 1e4, tMax: 100, dt: 0.5 }, m.apiKey);
+  assert.equal(c.status, 200, c.text);
+  assert.deepEqual(c.body.clamped, { tMax: { given: 100, used: 30 }, dt: { given: 0.5, used: 0.1 } });
+  assert.equal(c.body.result.tuneStatus, 'converged');
+  // a bound that is not clamped is a 400 naming it
+  const b = await t.call('POST', '/api/svc/evolve', { N: 2001 }, m.apiKey);
+  assert.equal(b.status, 400);
+  assert.equal(b.body.issues[0].path, 'N');
+  assert.match(b.body.issues[0].message, /2000/);
 });

@@ -83,6 +83,28 @@ test('recovery with the equation revokes every key and returns a new one; a wron
   assert.equal((await t.call('GET', '/api/chain/verify', undefined, ok.body.apiKey)).body.valid, true);
 });
 
+test('recovery attempts are limited to 5 per machine per 15 minutes: the 6th is refused even with the right equation', async () => {
+  const m = await t.machine('guessed');
+  for (let i = 0; i < 5; i++) {
+    const r = await t.call('POST', '/api/machines/recover', { zid: m.zid, equation: `${i}*x + 1 = 2 | x = 0 | guess`, salt: m.recovery.salt }, undefined, { 'x-test-ip': `198.51.100.${i}` });
+    assert.equal(r.status, 401, r.text);
+  }
+  const sixth = await t.call('POST', '/api/machines/recover', { zid: m.zid, equation: m.recovery.equation, salt: m.recovery.salt }, undefined, { 'x-test-ip': '198.51.100.99' });
+  assert.equal(sixth.status, 429);
+  assert.equal(sixth.body.code, 'RATE_LIMITED');
+  assert.ok(Number(sixth.headers['retry-after']) > 0);
+  // nothing was rotated: the original key still works
+  assert.equal((await t.call('GET', '/api/machines/me', undefined, m.apiKey)).status, 200);
+  // and per address: 20 attempts from one address over several machines, then refused
+  const ip = '203.0.113.5';
+  const zids: string[] = [];
+  for (let i = 0; i < 5; i++) zids.push((await t.machine(`many-${i}`)).zid);
+  const statuses: number[] = [];
+  for (let i = 0; i < 21; i++) statuses.push((await t.call('POST', '/api/machines/recover', { zid: zids[i % 5], equation: 'nope', salt: 'nope' }, undefined, { 'x-test-ip': ip })).status);
+  assert.deepEqual(statuses.slice(0, 20), new Array(20).fill(401));
+  assert.equal(statuses[20], 429);
+});
+
 test('admin routes need SVC_ADMIN_KEY: list machines and revoke a machine\'s keys', async () => {
   const m = await t.machine('victim');
   for (const key of [undefined, m.apiKey, await t.demoKey()]) {

@@ -32,7 +32,13 @@ test('an SDK client lists the tools in the spec order with JSON Schemas, and cal
   const names = tools.map((x) => x.name);
   const specOrder = SPEC_TOOL_ORDER.filter((n) => names.includes(n));
   assert.deepEqual(names.filter((n) => SPEC_TOOL_ORDER.includes(n)), specOrder);
+  // every built tool, and only those, in the registry's (the spec's) order
+  assert.deepEqual(names, t.app.operations.filter((o) => o.tool && o.access !== 'admin').map((o) => o.tool));
   for (const tool of tools) assert.equal(tool.inputSchema.type, 'object', tool.name);
+  const protectSchema: any = tools.find((x) => x.name === 'svc_protect')!.inputSchema;
+  for (const f of ['t', 'phase', 'health', 'liveness', 'status', 'folder']) assert.ok(protectSchema.properties[f], `svc_protect schema lacks ${f}`);
+  assert.deepEqual(protectSchema.properties.health.enum, ['up', 'slow', 'down']);
+  assert.equal(protectSchema.additionalProperties, false);
   assert.ok(names.includes('svc_protect') && names.includes('svc_pulse') && names.includes('svc_verify') && names.includes('svc_spin_up'));
   const pulse: any = await anon.callTool({ name: 'svc_pulse', arguments: {} });
   assert.equal(pulse.isError, undefined);
@@ -56,6 +62,7 @@ test('an SDK client lists the tools in the spec order with JSON Schemas, and cal
   const sealed: any = await mc.callTool({ name: 'svc_protect', arguments: { health: 'slow' } });
   const s = sealed.structuredContent;
   assert.equal(s.result.guardState, 'DEGRADED');
+  assert.deepEqual(JSON.parse(sealed.content[0].text), s);
   const verified: any = await mc.callTool({ name: 'svc_verify', arguments: { proof: s.svcProof, operatorIds: s.svcState.operators, R_t: s.svcState.masterSum, zeqond: s.svcState.svcond, value: s.value, unit: s.unit } });
   assert.equal(verified.structuredContent.valid, true);
   const bad: any = await mc.callTool({ name: 'svc_protect', arguments: { liveness: 7 } });
@@ -91,8 +98,15 @@ test('an invalid bearer on /api/mcp is a 401 error body; a foreign Host or Origi
   assert.equal(r2.status, 403);
   const r3 = await fetch(new URL('/api/mcp', base), { method: 'POST', headers: { ...headers, origin: 'http://evil.example' }, body: JSON.stringify(init) });
   assert.equal(r3.status, 403);
+  // malformed JSON-RPC gets JSON-RPC errors (DESIGN §9)
   const r4 = await fetch(new URL('/api/mcp', base), { method: 'POST', headers, body: '{"jsonrpc":' });
-  assert.ok(r4.status >= 400 && r4.status < 500);
+  assert.equal(r4.status, 400);
+  const e4 = await r4.json();
+  assert.equal(e4.jsonrpc, '2.0');
+  assert.equal(e4.error.code, -32700);
+  const r6 = await fetch(new URL('/api/mcp', base), { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }) });
+  assert.equal(r6.status, 400);
+  assert.equal((await r6.json()).jsonrpc, '2.0');
   const r5 = await fetch(new URL('/api/mcp', base), { method: 'POST', headers: { ...headers, 'mcp-session-id': 'nope' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
   assert.equal(r5.status, 404);
 });
@@ -102,10 +116,15 @@ test('the official MCP conformance runner passes initialize, ping, tools-list, l
   const pkg = require.resolve('@modelcontextprotocol/conformance/package.json');
   const cli = pkg.replace(/package\.json$/, 'dist/index.js');
   const run = promisify(execFile);
-  for (const scenario of ['server-initialize', 'ping', 'tools-list', 'logging-set-level', 'dns-rebinding-protection']) {
+  // scenario → the number of checks it runs (0.1.16): a scenario that ran no check is a failure
+  const scenarios: Record<string, number> = { 'server-initialize': 1, ping: 1, 'tools-list': 1, 'logging-set-level': 1, 'dns-rebinding-protection': 2 };
+  for (const [scenario, checks] of Object.entries(scenarios)) {
     // async: the node under test answers from this same process
     const r = await run(process.execPath, [cli, 'server', '--url', `${base}/api/mcp`, '--scenario', scenario], { encoding: 'utf8', timeout: 60_000 }).catch((e) => e);
-    const out = (r.stdout ?? '') + (r.stderr ?? '');
-    assert.match(out, /Passed: (\d+)\/\1, 0 failed/, `${scenario}:\n${out}`);
+    const out = ((r.stdout ?? '') + (r.stderr ?? '')).replace(/\x1b\[[0-9;]*m/g, '');
+    const m = /Passed: (\d+)\/(\d+), (\d+) failed/.exec(out);
+    assert.ok(m, `${scenario}: no result line:\n${out}`);
+    assert.deepEqual([Number(m[1]), Number(m[2]), Number(m[3])], [checks, checks, 0], `${scenario}:\n${out}`);
+    assert.equal(r.code ?? 0, 0, `${scenario} exited ${r.code}`);
   }
 });

@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHmac, hkdfSync } from 'node:crypto';
+import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import { testNode, SEAL_SECRET, type TestNode } from '../helpers.ts';
 import { pulseAt } from '../../src/core/clock.ts';
 
@@ -32,6 +32,52 @@ test('an independent HMAC computed from DESIGN §7 equals the svcProof of a svc_
   assert.equal(s.svcState.svcond, p.svcond);
   assert.equal(s.phase, p.phase);
   assert.equal(s.svcState.masterSum, p.R_t);
+  // protect read the live phase at the sealed instant: the phase it used is the sealed one
+  assert.equal(s.result.t, s.t);
+  assert.equal(s.result.phase, s.phase);
+});
+
+test('a v1 proof computed from DESIGN §7 alone verifies through svc_verify (no value), and fails as v2', async () => {
+  const k = Buffer.from(hkdfSync('sha256', Buffer.from(SEAL_SECRET, 'hex'), 'svc-seal', 'svc-proof', 32));
+  const f = { operatorIds: ['KO42', 'QM5'], R_t: 1.000123456789, svcond: 2304123456, keyPrefix: m.keyPrefix };
+  const proof = createHmac('sha256', k).update(['svc-proof/v1', f.operatorIds.join(','), String(f.R_t), String(f.svcond), f.keyPrefix].join('\n')).digest('hex');
+  const args = { proof, operatorIds: f.operatorIds, R_t: f.R_t, zeqond: f.svcond };
+  const ok = (await t.tool('svc_verify', args, m.apiKey)).body;
+  assert.deepEqual([ok.valid, ok.version, ok.keyPrefix], [true, 1, m.keyPrefix]);
+  assert.equal((await t.tool('svc_verify', { ...args, proof: proof.toUpperCase() }, m.apiKey)).body.valid, true);
+  assert.equal((await t.tool('svc_verify', { ...args, value: 1, unit: 'E' }, m.apiKey)).body.valid, false);
+  assert.equal((await t.tool('svc_verify', { ...args, svcond: f.svcond + 1, zeqond: undefined }, m.apiKey)).body.valid, false);
+  // zeqond and svcond that disagree, a missing counter, a proof that is not hex: 400, not a guess
+  assert.equal((await t.call('POST', '/api/svc/verify', { ...args, svcond: f.svcond + 1 }, m.apiKey)).status, 400);
+  assert.equal((await t.call('POST', '/api/svc/verify', { ...args, zeqond: undefined }, m.apiKey)).status, 400);
+  assert.equal((await t.tool('svc_verify', { ...args, proof: 'zz' + proof.slice(2) }, m.apiKey)).body.valid, false);
+});
+
+test('one injectable clock: pulse, seals and svc_shift all read it', async () => {
+  const { fixedClock } = await import('../../src/core/clock.ts');
+  const t0 = 1790303030.123;
+  const clock = fixedClock(t0);
+  const n = await testNode({ clock });
+  try {
+    const p = (await n.call('GET', '/api/svc/pulse')).body;
+    const ref = pulseAt(t0);
+    assert.deepEqual(p, { ok: true, t: t0, svcond: ref.svcond, phase: ref.phase, R_t: ref.R_t, f: 1.287, svcondSeconds: 0.777, alpha: 0.00129 });
+    // DESIGN §6 by hand: svcond = floor(t / 0.777), phase = 2π·frac(1.287·t), R_t = 1 + α·sin(phase)
+    assert.equal(p.svcond, Math.floor(t0 / 0.777));
+    const exactFrac = Number((1287n * 1790303030123n) % 1000000n) / 1e6; // 1.287·t in exact integer milliseconds
+    assert.ok(Math.abs(p.phase - 2 * Math.PI * exactFrac) < 1e-12);
+    assert.equal(p.R_t, 1 + 0.00129 * Math.sin(p.phase));
+    const x = await n.machine('clocked');
+    const genesis = (await n.call('GET', '/api/observer', undefined, x.apiKey)).body.entries.find((e: any) => e.kind === 'genesis');
+    assert.equal(genesis.at, new Date(t0 * 1000).toISOString());
+    clock.advance(10);
+    const s = (await n.call('POST', '/api/svc/protect', { health: 'up' }, x.apiKey)).body;
+    assert.equal(s.t, t0 + 10);
+    assert.equal(s.phase, pulseAt(t0 + 10).phase);
+    assert.equal(s.receipt.issuedAt, new Date((t0 + 10) * 1000).toISOString());
+    const sh = (await n.tool('svc_shift', { steps: 3 }, x.apiKey)).body;
+    assert.deepEqual(sh.result.projection.map((e: any) => e.t), [t0 + 10, t0 + 10 + 0.777, t0 + 10 + 1.554].map((v) => Math.round(v * 1000) / 1000));
+  } finally { await n.close(); }
 });
 
 test('svc_verify says valid for the receipt and invalid when any signed field changes', async () => {
@@ -66,7 +112,24 @@ test('protect follows the spec formulas and maps liveness to guardState', async 
     assert.equal(r.result['SVC-PROTECT-001'], p1);
     assert.equal(r.result['SVC-PROTECT-002'], p2);
     if (branch === 'harmonic') assert.ok(Math.abs(r.value) <= p2 + 1e-15); else assert.ok(r.value >= p2);
+    // docs/node.md: P = p2·cos(√|μ²|·τ) (harmonic) or p2·cosh(√μ²·τ) (hyperbolic), μ² = 2(0.5 − λ), τ = p1·(1 + α·sin φ)
+    const lambda = r.result.liveness, mu2 = 2 * (0.5 - lambda), tau = p1 * (1 + 0.00129 * Math.sin(phase));
+    const P = p2 * (branch === 'harmonic' ? Math.cos(Math.sqrt(-mu2) * tau) : Math.cosh(Math.sqrt(mu2) * tau));
+    assert.ok(Math.abs(r.value - P) <= 1e-12 * Math.abs(P), `${JSON.stringify(sig)}: P ${r.value} vs ${P}`);
+    assert.equal(r.unit, 'P');
+    assert.ok(r.precision.errorPct < 1e-9);
     assert.ok(r.precision.withinBound);
+  }
+});
+
+test('every sealed operation takes a folder', async () => {
+  const { jsonSchemaOf } = await import('../../src/http/openapi.ts');
+  const sealed = t.app.operations.filter((o) => o.cost !== undefined);
+  assert.ok(sealed.length >= 30);
+  for (const op of sealed) {
+    const f = jsonSchemaOf(op).properties?.folder;
+    assert.ok(f, `${op.id} takes no folder`);
+    assert.equal(f.type, 'string', op.id);
   }
 });
 
@@ -111,6 +174,16 @@ test('svc_pulse and svc_field_status answer without a key and never show the sec
   assert.equal(fs.cipher, 'HMAC-SHA256');
   assert.deepEqual(fs.protocolVersions, ['svc-proof/v1', 'svc-proof/v2']);
   assert.equal(fs.keyDerivation.salt, 'svc-seal');
+  assert.deepEqual([fs.keyDerivation.algorithm, fs.keyDerivation.info, fs.keyDerivation.length], ['HKDF-SHA256', 'svc-proof', 32]);
+  assert.equal(fs.keySource, 'environment (SVC_SEAL_SECRET)');
+  assert.equal(fs.proofHmac.algorithm, 'HMAC-SHA256');
+  assert.equal(fs.proofHmac.comparison, 'constant-time');
+  assert.deepEqual((await t.tool('svc_field_status', {})).body, fs);
+  // neither the master secret nor the derived proof key, in any encoding
+  const k = Buffer.from(hkdfSync('sha256', Buffer.from(SEAL_SECRET, 'hex'), 'svc-seal', 'svc-proof', 32));
+  for (const secret of [SEAL_SECRET, SEAL_SECRET.toUpperCase(), Buffer.from(SEAL_SECRET, 'hex').toString('base64'), k.toString('hex'), k.toString('base64')]) {
+    assert.ok(!JSON.stringify(fs).includes(secret));
+  }
   assert.ok(!JSON.stringify(fs).includes(SEAL_SECRET));
 });
 
@@ -127,6 +200,35 @@ test('the observer shows the global feed without values, and the caller\'s own c
   for (const limit of [0, 51, 'x']) assert.equal((await t.call('GET', `/api/observer?limit=${limit}`)).status, 400);
   const v = (await t.call('GET', '/api/chain/verify', undefined, m.apiKey)).body;
   assert.equal(v.valid, true);
+});
+
+test('the chain recomputed from DESIGN §8 alone: hash = SHA-256(prevHash ‖ RFC 8785 entry), a seal\'s payloadHash covers the response', async () => {
+  // RFC 8785 for the values a chain entry and a receipt hold (strings, integers, shortest-form
+  // doubles, booleans, null): keys sorted by UTF-16 code units, numbers as ECMAScript prints them
+  const jcs = (v: any): string => v === null || typeof v !== 'object' ? JSON.stringify(v)
+    : Array.isArray(v) ? `[${v.map(jcs).join(',')}]`
+    : `{${Object.keys(v).filter((k) => v[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${jcs(v[k])}`).join(',')}}`;
+  const sha = (x: string) => createHash('sha256').update(x).digest('hex');
+  const x = await t.machine('rechain');
+  const sealed: any[] = [];
+  for (const health of ['up', 'slow', 'down']) sealed.push((await t.call('POST', '/api/svc/protect', { health }, x.apiKey)).body);
+  const entries = (await t.call('GET', '/api/observer?limit=50', undefined, x.apiKey)).body.entries.slice().reverse();
+  assert.deepEqual(entries.map((e: any) => e.kind), ['genesis', 'key.minted', 'seal', 'seal', 'seal']);
+  let prev = '0'.repeat(64);
+  entries.forEach((e: any, i: number) => {
+    assert.equal(e.seq, i + 1);
+    assert.equal(e.prevHash, prev);
+    assert.equal(e.hash, sha(prev + jcs({ seq: e.seq, zid: e.zid, kind: e.kind, ref: e.ref, at: e.at, payloadHash: e.payloadHash })));
+    prev = e.hash;
+  });
+  for (const s of sealed) {
+    const e = entries.find((y: any) => y.ref === s.receipt.id);
+    assert.equal(e.seq, s.receipt.chain.seq);
+    assert.equal(e.hash, s.receipt.chain.hash);
+    const { receipt: _r, tokens: _t, signature: _s, ...covered } = s;
+    assert.equal(e.payloadHash, sha(jcs(covered)));
+  }
+  assert.equal((await t.call('GET', '/api/chain/verify', undefined, x.apiKey)).body.head, prev);
 });
 
 test('a tampered chain entry is detected by /api/chain/verify', async () => {

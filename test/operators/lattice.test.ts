@@ -30,6 +30,30 @@ test('coherenceScore is symmetric: every relabelling of the nodes gives the same
   }
 });
 
+test('coherenceScore equals hand-computed values of the documented formula (mean pairwise agreement)', () => {
+  // C = 1 - mean over unordered pairs of |Ri - Rj| / (|Ri| + |Rj|)
+  assert.ok(Math.abs(coherenceScore([1, 3]) - 0.5) < 1e-15); // |1-3|/4 = 1/2
+  assert.ok(Math.abs(coherenceScore([1, 2, 3]) - 59 / 90) < 1e-15); // pairs 1/3, 2/4, 1/5: mean 31/90
+  assert.ok(Math.abs(coherenceScore([2, 2, 2, 6]) - 0.75) < 1e-15); // three pairs at 1/2, three at 0: mean 1/4
+  assert.ok(Math.abs(coherenceScore([1.001, 0.999]) - 0.999) < 1e-12); // 0.002/2
+  // scale invariance: multiplying every R by the same non-zero factor leaves C unchanged
+  assert.ok(Math.abs(coherenceScore([3, 6, 9]) - coherenceScore([1, 2, 3])) < 1e-15);
+  assert.ok(Math.abs(coherenceScore([-1, -2, -3]) - coherenceScore([1, 2, 3])) < 1e-15);
+});
+
+test('coherenceScore is symmetric for every lattice size and sign pattern (all permutations of 2 to 5 nodes)', () => {
+  const rng = createRng(23);
+  const perms = (a: number[]): number[][] => a.length <= 1 ? [a] : a.flatMap((x, i) => perms([...a.slice(0, i), ...a.slice(i + 1)]).map((p) => [x, ...p]));
+  for (let n = 2; n <= 5; n++) {
+    for (let trial = 0; trial < 20; trial++) {
+      const R = Array.from({ length: n }, () => (rng() < 0.1 ? 0 : (rng() - 0.3) * 10 ** (rng() * 4 - 2)));
+      const c = coherenceScore(R);
+      assert.ok(c >= 0 && c <= 1);
+      for (const p of perms(R)) assert.ok(Math.abs(coherenceScore(p) - c) < 1e-14, `${R} vs ${p}`);
+    }
+  }
+});
+
 test('nodes share one timestamp, sit at phi + 2 pi k / n, and the staggered sum equals the weight sum', () => {
   for (const n of [2, 3, 4, 5]) {
     const t = 1_790_000_123.456;

@@ -68,6 +68,10 @@ test('svc_domain_match: text or id, limit 1..12 default 5, terms that fired', as
   assert.ok(r.body.domains.length <= 5);
   const byId = await t.call('POST', '/api/domains/match', { id: 'BLACK_SCHOLES', limit: 1 });
   assert.equal(byId.body.domains[0].name, 'Quantitative Finance');
+  const broad = 'energy heat wave quantum stress fluid population option circuit reaction diffusion temperature pressure frequency';
+  assert.equal((await t.call('POST', '/api/domains/match', { text: broad })).body.domains.length, 5, 'default limit 5');
+  assert.equal((await t.call('POST', '/api/domains/match', { text: broad, limit: 12 })).body.domains.length, 12);
+  assert.equal((await t.call('POST', '/api/domains/match', { text: 'x', limit: 0 })).status, 400);
   assert.equal((await t.call('POST', '/api/domains/match', { text: 'x', limit: 13 })).status, 400);
   assert.equal((await t.call('POST', '/api/domains/match', { limit: 3 })).status, 400);
 });

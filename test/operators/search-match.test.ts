@@ -41,6 +41,12 @@ test('domain match: vocabulary terms fire, phrases weigh more, order is determin
   assert.deepEqual(matchDomains('xyzzy plugh'), []);
   assert.ok(matchDomains('energy heat wave quantum', 12).length <= 12);
   assert.equal(matchDomains('energy heat wave quantum', 2).length, 2);
+  // a text touching many domains: 5 by default, up to 12 when asked
+  const broad = 'energy heat wave quantum stress fluid population option circuit reaction diffusion temperature pressure frequency';
+  assert.equal(matchDomains(broad).length, 5);
+  assert.equal(matchDomains(broad, 12).length, 12);
+  assert.equal(matchDomains(broad, 50).length, 12);
+  assert.deepEqual(matchDomains(broad, 12).slice(0, 5), matchDomains(broad));
 });
 
 test('domain match by id: an operator id or a domain code stands for its text', () => {

@@ -106,6 +106,14 @@ test('preprint: the current 400 error body gives its message', async () => {
   await assert.rejects(ADAPTERS.preprint.search('heat equation', 5, ctx(s.url)), (e: any) => e.kind === 'http' && /HTTP 400 .*incorrect id format for 2301\.9/.test(e.message));
 });
 
+test('preprint: a search with no hits (empty feed, totalResults 0) is an empty page in both formats, one request each', async () => {
+  for (const file of ['arxiv/search-empty-legacy.xml', 'arxiv/idlist-empty-current.xml']) {
+    const s = await serve((r) => (r.path === '/api/query' ? xml(file) : undefined));
+    assert.deepEqual(await ADAPTERS.preprint.search('zzqx qqzx', 5, ctx(s.url)), { records: [], total: 0 }, file);
+    assert.equal(s.requests.length, 1, file);
+  }
+});
+
 // ---------------------------------------------------------------- open-catalogue (OpenAlex)
 
 test('open-catalogue: search pages through per_page/page; authors, dates, DOIs, ids and abstracts exact', async () => {
@@ -364,6 +372,19 @@ test('bio-preprint: a query holding a bioRxiv DOI is looked up directly; an unkn
   const page = await a.search('see https://doi.org/10.1101/2023.05.02.539100', 5, ctx(s.url));
   assert.deepEqual(page.records.map((r) => r.id), ['doi:10.1101/2023.05.02.539100']);
   await assert.rejects(a.search('heat', 5, ctx(s.url)), (e: any) => e.kind === 'malformed' && /server busy/.test(e.message));
+});
+
+test('bio-preprint: empty results: "no posts found" on both servers, and a window whose posts match no term', async () => {
+  const none = await serve(() => json('biorxiv/details-not-found.json'));
+  assert.deepEqual(await ADAPTERS['bio-preprint'].search('heat equation', 5, ctx(none.url, { options: { days: 7, pages: 3 } })), { records: [], total: 0 });
+  assert.deepEqual(none.requests.map((r) => r.path.split('/')[2]), ['biorxiv', 'medrxiv']);
+  const s = await serve((r) => {
+    const m = /^\/details\/(biorxiv|medrxiv)\/[\d-]+\/[\d-]+\/(\d+)\/json$/.exec(r.path);
+    if (!m) return undefined;
+    if (m[1] === 'medrxiv') return json(m[2] === '0' ? 'biorxiv/interval-medrxiv-c0.json' : 'biorxiv/details-not-found.json');
+    return json(m[2] === '0' ? 'biorxiv/interval-biorxiv-c0.json' : m[2] === '2' ? 'biorxiv/interval-biorxiv-c2.json' : 'biorxiv/details-not-found.json');
+  });
+  assert.deepEqual(await ADAPTERS['bio-preprint'].search('zebrafish regeneration', 5, ctx(s.url, { options: { days: 7, pages: 3 } })), { records: [], total: 0 });
 });
 
 // ---------------------------------------------------------------- failure modes shared by all six

@@ -10,7 +10,8 @@ let w: World;
 let node: TestNode;
 before(async () => {
   w = await world();
-  node = await testNode({ env: papersEnv(w.urls) });
+  // the default 8000 ms per-source deadline, so that "quickly" below means long before it
+  node = await testNode({ env: papersEnv(w.urls, { SVC_PAPERS_TIMEOUT_MS: '8000' }) });
 });
 after(async () => {
   await node?.close();
@@ -112,8 +113,11 @@ test('GET /api/papers/sources lists the six sources, the default four and which 
 // last in this file: the stand-ins go away, so every source refuses connections from here on
 test('when every source is unreachable, a search answers quickly with 503 and each source marked failed, never 500', async () => {
   await w.close();
+  const t0 = performance.now();
   const r = await node.call('GET', `/api/papers/search?q=${enc('offline quantum criticality')}`);
+  const ms = performance.now() - t0;
   assert.equal(r.status, 503, r.text);
+  assert.ok(ms < 2000, `the search took ${ms} ms (deadline 8000 ms)`);
   assert.equal(r.body.ok, false);
   assert.equal(r.body.code, 'UPSTREAM_UNAVAILABLE');
   for (const s of ['preprint', 'doi-registry', 'biomedical-index', 'semantic-index']) {

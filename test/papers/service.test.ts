@@ -2,7 +2,8 @@
 // one slow or failing source never failing the search, no network at all, and fetch routing.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { searchPapers, fetchPaper } from '../../src/papers/service.ts';
+import { searchPapers, fetchPaper, makeHttpClient } from '../../src/papers/service.ts';
+import { RateLimiter } from '../../src/papers/http.ts';
 import { SvcError } from '../../src/core/errors.ts';
 import { SOURCES, type SourceName } from '../../src/papers/types.ts';
 import { closedPort, text } from './replay.ts';
@@ -89,11 +90,14 @@ test('every chosen source failing is 503 UPSTREAM_UNAVAILABLE with the per-sourc
   });
 });
 
-test('no network at all (closed port): every source fails fast with "connection refused", 503, no hang', async () => {
+test('no network at all (closed port): every source fails fast with "connection refused", 503, no hang, long before the deadline', async () => {
   const dead = await closedPort();
   const urls = Object.fromEntries(ALL.map((s) => [s, dead])) as Record<SourceName, string>;
-  await assert.rejects(searchPapers({ q: 'heat equation', sources: ALL }, deps(urls, { SVC_PAPERS_TIMEOUT_MS: '1500', SVC_PAPERS_OPEN_CATALOGUE_KEY: 'k' })), (e: any) => {
+  // the default 8000 ms deadline: a refused connection must not wait for it (nor be retried)
+  const t0 = performance.now();
+  await assert.rejects(searchPapers({ q: 'heat equation', sources: ALL }, deps(urls, { SVC_PAPERS_TIMEOUT_MS: '8000', SVC_PAPERS_OPEN_CATALOGUE_KEY: 'k' })), (e: any) => {
     assert.equal(e.status, 503);
+    assert.equal(e.code, 'UPSTREAM_UNAVAILABLE');
     const body = e.toBody() as any;
     for (const s of ALL) {
       assert.equal(body.sources[s].status, 'error', s);
@@ -101,10 +105,13 @@ test('no network at all (closed port): every source fails fast with "connection 
     }
     return true;
   });
+  const ms = performance.now() - t0;
+  assert.ok(ms < 2000, `took ${ms} ms`);
 });
 
 test('no network at all (unroutable TEST-NET address): each source is marked failed within its deadline', async () => {
   const urls = Object.fromEntries(ALL.map((s) => [s, 'http://192.0.2.1:81'])) as Record<SourceName, string>;
+  const t0 = performance.now();
   await assert.rejects(searchPapers({ q: 'heat equation' }, deps(urls, { SVC_PAPERS_TIMEOUT_MS: '400' })), (e: any) => {
     assert.equal(e.status, 503);
     for (const st of Object.values((e.toBody() as any).sources) as any[]) {
@@ -113,18 +120,36 @@ test('no network at all (unroutable TEST-NET address): each source is marked fai
     }
     return true;
   });
+  const ms = performance.now() - t0;
+  assert.ok(ms < 400 + 1500, `took ${ms} ms with a 400 ms deadline`);
 });
 
-test('with the default public origins and no network, a search still ends within its deadline with a clear error', async () => {
-  // no SVC_PAPERS_<SOURCE>_URL: the adapters use arxiv.org, api.crossref.org, …, unreachable here
-  await assert.rejects(searchPapers({ q: 'heat equation', sources: ['doi-registry', 'preprint'] }, deps({}, { SVC_PAPERS_TIMEOUT_MS: '800' })), (e: any) => {
+test('with the default public origins and no network (DNS fails), a search ends at once with a clear error per source', async () => {
+  // no SVC_PAPERS_<SOURCE>_URL: the adapters use export.arxiv.org, api.crossref.org, …; the fetch
+  // below fails the way Node's fetch does on a machine without network (getaddrinfo ENOTFOUND),
+  // so the test never reaches the real services whatever network the machine has
+  const hosts: string[] = [];
+  const offline = (async (input: any) => {
+    const host = new URL(String(input)).host;
+    hosts.push(host);
+    throw Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND', hostname: host }) });
+  }) as typeof fetch;
+  const d = deps({}, { SVC_PAPERS_TIMEOUT_MS: '8000' });
+  const t0 = performance.now();
+  await assert.rejects(searchPapers({ q: 'heat equation' }, { ...d, http: makeHttpClient(d.cfg, { fetchImpl: offline, limiter: new RateLimiter(), baseDelayMs: 10 }) }), (e: any) => {
     assert.equal(e.status, 503);
-    for (const st of Object.values((e.toBody() as any).sources) as any[]) {
-      assert.ok(st.status === 'error' || st.status === 'timeout', JSON.stringify(st));
-      assert.ok(st.error.length > 0);
+    assert.equal(e.code, 'UPSTREAM_UNAVAILABLE');
+    const body = e.toBody() as any;
+    assert.deepEqual(Object.keys(body.sources), ['preprint', 'doi-registry', 'biomedical-index', 'semantic-index']);
+    for (const st of Object.values(body.sources) as any[]) {
+      assert.equal(st.status, 'error', JSON.stringify(st));
+      assert.match(st.error, /host not found \(DNS\)/);
     }
     return true;
   });
+  assert.ok(performance.now() - t0 < 2000);
+  // the public origins were the ones tried, once each (a DNS failure is not retried)
+  assert.deepEqual(hosts.sort(), ['api.crossref.org', 'api.semanticscholar.org', 'eutils.ncbi.nlm.nih.gov', 'export.arxiv.org']);
 });
 
 test('fetch doi: resolved through doi-registry, enriched by every source that knows it, arXiv reached via the learned id', async () => {

@@ -191,7 +191,8 @@ test('SIGTERM drains: requests in flight finish with 200, new connections are re
     assert.ok(refused, 'new connections are refused once the node drains');
     assert.equal(node.child.exitCode, null, 'the node waits for the requests in flight');
     for (const u of uploads) u.finish();
-    for (const r of await Promise.all(uploads.map((u) => u.response))) {
+    const drained = await Promise.all(uploads.map((u) => u.response));
+    for (const r of drained) {
       assert.equal(r.status, 200, JSON.stringify(r.body));
       assert.equal(r.body.receipt.folder, 'drain');
     }
@@ -211,6 +212,9 @@ test('SIGTERM drains: requests in flight finish with 200, new connections are re
     try {
       const folder = await http(again.url, 'GET', '/api/folders/drain/receipts', { key: m.apiKey });
       assert.equal(folder.status, 200, folder.text);
+      assert.deepEqual(folder.body.receipts.map((r: any) => r.svcProof).sort(), drained.map((r) => r.body.svcProof).sort());
+      const solvedAgain = await http(again.url, 'GET', `/api/receipts/${solved.body.receipt.id}`, { key: m.apiKey });
+      assert.equal(solvedAgain.status, 200, solvedAgain.text);
       const v = await http(again.url, 'GET', '/api/chain/verify', { key: m.apiKey });
       assert.equal(v.body.valid, true);
     } finally {

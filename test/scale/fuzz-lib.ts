@@ -334,8 +334,10 @@ export async function setUpTenants(t: TestNode): Promise<Tenants> {
     const mid = mail.body?.id ?? mail.body?.mail?.id ?? mail.body?.message?.id;
     if (mail.status === 200 && mid) { pool.id.push(mid); if (who === 'a') secrets.push(mid, 'a private subject 9x'); }
     const react = await t.call('POST', '/api/reactor', { expr: { x: 'r*x*(1-x)' }, inputs: { x: 0.2 }, params: { r: 3.7 }, maxDepth: 3 }, m.apiKey);
-    const rid = react.body?.id ?? react.body?.run?.id;
-    if (react.status === 200 && typeof rid === 'string') { pool.id.push(rid); if (who === 'a') secrets.push(rid); }
+    // a run answers {run: 'rx_…', final: <the last step's sealed receipt>, merkle: {root}, …}
+    if (react.status !== 200 || typeof react.body?.run !== 'string') throw new Error(`fuzz set-up: reactor: ${react.status} ${react.text.slice(0, 300)}`);
+    pool.id.push(react.body.run);
+    if (who === 'a') secrets.push(react.body.run, react.body.merkle.root, react.body.final.svcProof, react.body.final.receipt.id);
     // a published page is public by design: its slug is pooled, its content is not a secret
     const page = await t.call('POST', '/api/pages', { title: `${who} page`, html: '<p>hello</p>', pageSlug: `${who}-page` }, m.apiKey);
     if (page.status === 200) { pool.pageSlug.push(`${who}-page`); pool.slug.push(`${who}-page`); }

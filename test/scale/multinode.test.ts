@@ -177,15 +177,23 @@ test('the observer feed reaches subscribers connected to any node (LISTEN/NOTIFY
 
 test('stream events reach a subscriber connected to another node than the one ticking', { skip: SKIP }, async () => {
   const m = await newMachine(nodes[0].url, 'stream across nodes');
-  const open = await http(nodes[0].url, 'POST', '/api/streams', { key: m.apiKey, body: { solver: 'protect', body: { health: 'up' }, ticks: 3 } });
+  const open = await http(nodes[0].url, 'POST', '/api/streams', { key: m.apiKey, body: { solver: 'protect', body: { health: 'up' }, ticks: 8 } });
   assert.equal(open.status, 200, open.text);
   const id = open.body.channel.id;
+  assert.equal(open.body.channel.node, nodes[0].nodeId);
   const far = await readSse(`${nodes[2].url}/api/streams/${id}/events`, { authorization: `Bearer ${m.apiKey}` });
+  const first = await far.until((e) => e.length >= 1, 30_000);
+  // the channel still ticks on node 0 after node 2 has sent what was stored: every later event
+  // can only reach node 2 through NOTIFY
+  const st = await http(nodes[1].url, 'GET', `/api/streams/${id}`, { key: m.apiKey });
+  assert.equal(st.body.channel.state, 'open', 'the channel ended before the far subscriber got its first event');
+  const sentByThen = Number(st.body.channel.nextEventId);
   const evs = await far.until((e) => e.some((x) => x.event === 'end'), 30_000);
   far.close();
+  assert.ok(evs.length > Math.max(first.length, sentByThen), `${evs.length} events, ${sentByThen} stored when the first arrived`);
   const ticks = evs.filter((x) => x.event === 'tick');
-  assert.equal(ticks.length, 3, JSON.stringify(evs).slice(0, 600));
-  assert.deepEqual(ticks.map((x) => Number(x.id)), [0, 1, 2]);
+  assert.equal(ticks.length, 8, JSON.stringify(evs).slice(0, 600));
+  assert.deepEqual(evs.map((x) => Number(x.id)), [0, 1, 2, 3, 4, 5, 6, 7, 8]);
   const v = await http(nodes[1].url, 'GET', '/api/chain/verify', { key: m.apiKey });
   assert.equal(v.body.valid, true);
 });

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testNode } from '../helpers.ts';
 import { readSse } from './harness.ts';
+import { markDraining } from '../../src/observability/index.ts';
 
 function metricValue(text: string, name: string, labels: Record<string, string> = {}): number | null {
   for (const line of text.split('\n')) {
@@ -35,6 +36,12 @@ test('GET /healthz answers while the process is up; GET /readyz checks the store
     assert.match(r2.body.checks.migrations, /600_chain_notify\.sql/);
     await t.app.db.query("INSERT INTO schema_migrations(name) VALUES ('600_chain_notify.sql')");
     assert.equal((await t.call('GET', '/readyz')).status, 200);
+    // a draining node (SIGTERM) is not ready, while it still answers as live
+    markDraining(t.app);
+    const r3 = await t.call('GET', '/readyz');
+    assert.equal(r3.status, 503);
+    assert.deepEqual(r3.body.checks, { store: 'ok', migrations: 'ok', draining: true });
+    assert.equal((await t.call('GET', '/healthz')).status, 200);
   } finally {
     await t.close();
   }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { descriptor, run } from '../../src/solvers/heat.ts';
 import { SolverRefusal } from '../../src/solvers/types.ts';
 import { assertFiniteOrRefused } from './util.ts';
+import { testNode } from '../helpers.ts';
 
 const ctx = { seed: 1, progress() {} };
 const solve = (fields: Record<string, unknown>) => run(descriptor.input.parse(fields), ctx);
@@ -137,4 +138,45 @@ test('descriptor: spec metadata, examples and vocabulary', () => {
   assert.equal(descriptor.unit, 'T');
   assert.ok(descriptor.examples.length >= 8);
   assert.ok(descriptor.vocabulary.length >= 10);
+});
+
+test('over REST and MCP: unstable explicit heat, wave, react and climate runs are 422 UNSTABLE with the number, nothing sealed or charged', { timeout: 300_000 }, async () => {
+  const t = await testNode();
+  try {
+    const m = await t.machine('explicit-stability');
+    const chainBefore = (await t.call('GET', '/api/chain/verify', undefined, m.apiKey)).body.length;
+    const cases: [string, Record<string, unknown>, number, number][] = [
+      ['heat', { method: 'explicit', nx: 64, ny: 64, dt: 1e-4, steps: 10 }, 1e-4 * 2 * 64 * 64, 0.5],
+      ['heat', { method: 'explicit', dim: 1, nx: 100, dt: 6e-5, steps: 10 }, 0.6, 0.5],
+      ['wave', { nx: 64, ny: 64, dt: 1.2 / (Math.SQRT2 * 64), steps: 10 }, 1.2, 1],
+      ['react', { N: 128, dt: 10, steps: 10 }, 2e-5 * 10 / (2.5 / 128) ** 2, 0.25],
+      ['climate', { N: 200, H: 2, dt: 0.002, steps: 10 }, Math.sqrt(9.81 * 2 * 1.001) * 0.002 * 200, 1],
+    ];
+    for (const [name, body, number, limit] of cases) {
+      const r = await t.call('POST', `/api/svc/${name}`, body, m.apiKey);
+      assert.equal(r.status, 422, `${name}: ${r.text.slice(0, 200)}`);
+      assert.equal(r.body.ok, false);
+      assert.equal(r.body.code, 'UNSTABLE');
+      assert.ok(Math.abs(r.body.stability.number - number) < 1e-5 * number, `${name}: ${r.body.stability.number} vs ${number}`);
+      assert.equal(r.body.stability.limit, limit);
+      assert.equal(r.body.stability.stable, false);
+      const tool = await t.tool(`svc_${name}`, body, m.apiKey);
+      assert.equal(tool.isError, true);
+      assert.equal(tool.body.code, 'UNSTABLE');
+      assert.ok(Math.abs(tool.body.stability.number - number) < 1e-5 * number);
+    }
+    // nothing was sealed or charged: the chain did not grow, the tokens are whole
+    const me = await t.call('GET', '/api/machines/me', undefined, m.apiKey);
+    assert.equal(me.body.tokens.remaining, t.app.config.tokensPerDay);
+    assert.equal((await t.call('GET', '/api/chain/verify', undefined, m.apiKey)).body.length, chainBefore);
+    // a stable explicit run seals, carrying its stability number
+    const ok = await t.call('POST', '/api/svc/heat', { method: 'explicit', nx: 32, ny: 32, dt: 1e-4, steps: 20 }, m.apiKey);
+    assert.equal(ok.status, 200, ok.text.slice(0, 200));
+    assert.equal(ok.body.unit, 'T');
+    assert.deepEqual(ok.body.svcState.operators.slice(0, 2), ['KO42', 'CHE17']);
+    assert.ok(Math.abs(ok.body.stability.number - 1e-4 * 2 * 32 * 32) < 1e-12);
+    assert.equal(ok.body.stability.stable, true);
+    assert.equal(ok.body.tokens.remaining, t.app.config.tokensPerDay - 1);
+    assert.equal((await t.call('GET', '/api/chain/verify', undefined, m.apiKey)).body.length, chainBefore + 1);
+  } finally { await t.close(); }
 });

@@ -27,6 +27,19 @@ test('scalar filter reaches the closed-form Riccati steady state', () => {
   assert.ok(Math.abs(rw.value - (Math.sqrt(5) - 1) / 2) < 1e-12);
 });
 
+test('Joseph form: a nearly exact sensor (R = 1e-8 against Q = 1e4) keeps every digit of the posterior variance', () => {
+  // the short update P = (1 - K) P⁻ cancels catastrophically here (1 - K ≈ 1e-12): about 1e-4 relative
+  // error, while (1 - K)² P⁻ + K² R is exact to rounding
+  const a = 0.5, q = 1e4, r = 1e-8;
+  const out = solve({ F: a, H: 1, Q: q, R: r, steps: 50 });
+  const ref = scalarSteadyState(a, q, r);
+  assert.ok(Math.abs(out.value - ref) / ref < 1e-12, `${out.value} vs ${ref}`);
+  let shortForm = 1;
+  for (let k = 0; k < 50; k++) { const prior = a * a * shortForm + q; shortForm = (1 - prior / (prior + r)) * prior; }
+  assert.ok(Math.abs(shortForm - ref) / ref > 1e-6, 'the short form is measurably wrong on this case');
+  assert.ok(out.precision.errorPct < 1e-10, `reference agreement ${out.precision.errorPct} %`);
+});
+
 test('the doubling solution is a fixed point of the Riccati map and equals plain iteration', () => {
   const F = M.fromNested([[1, 0.1, 0], [0, 1, 0.1], [0, 0, 0.95]]);
   const H = M.fromNested([[1, 0, 0], [0, 0, 1]]);

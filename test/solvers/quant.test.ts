@@ -93,3 +93,25 @@ test('extreme but valid parameters stay finite, and a run Monte Carlo cannot res
     assert.ok(Number.isFinite(o.value) && Number.isFinite(o.precision.errorPct) && Number.isFinite(o.precision.boundPct), JSON.stringify(c));
   }
 });
+
+test('the standard error is honest: over 200 seeds the spread of the prices matches it, and 3 SE covers the truth', () => {
+  for (const type of ['call', 'put'] as const) {
+    const prices: number[] = [], errs: number[] = [];
+    let covered = 0;
+    for (let seed = 1000; seed < 1200; seed++) {
+      const o = solve({ type, paths: 20_000 }, seed);
+      prices.push(o.value); errs.push(o.result.stdErr as number);
+      if (Math.abs(o.value - (o.result.blackScholes as number)) <= 3 * (o.result.stdErr as number)) covered++;
+    }
+    const m = prices.reduce((s, x) => s + x, 0) / prices.length;
+    const spread = Math.sqrt(prices.reduce((s, x) => s + (x - m) ** 2, 0) / (prices.length - 1));
+    const meanErr = errs.reduce((s, x) => s + x, 0) / errs.length;
+    // 200 runs estimate the spread to 5 %: an error inflated (or deflated) by a fifth fails
+    assert.ok(spread / meanErr > 0.85 && spread / meanErr < 1.15, `${type}: spread ${spread} vs reported ${meanErr}`);
+    assert.ok(covered >= 194, `${type}: ${covered} of 200 within 3 SE`);
+    // unbiased: the grand mean of 4,000,000 paths sits on Black-Scholes
+    assert.ok(Math.abs(m - blackScholes(type, 100, 100, 0.05, 0.2, 1).price) < 3 * spread / Math.sqrt(200));
+    // antithetic pairs help: the error is below plain Monte Carlo's σ(payoff)/√paths (σ from NumPy, 4e6 draws)
+    assert.ok(meanErr < (type === 'call' ? 14.72 : 8.65) / Math.sqrt(20_000));
+  }
+});

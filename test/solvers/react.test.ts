@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { descriptor, run, REACT_WORK_LIMIT } from '../../src/solvers/react.ts';
+import { descriptor, run, REACT_WORK_LIMIT, internals } from '../../src/solvers/react.ts';
 import { SolverRefusal } from '../../src/solvers/types.ts';
 import { assertFiniteOrRefused } from './util.ts';
 
@@ -39,6 +39,32 @@ test('where v = 0 and nothing diffuses, Gray-Scott relaxes u to 1 at exactly the
   const factor = (1 - F * dt) ** steps;
   assert.ok(r.maxU - 1 <= 0.01 * factor + 1e-15);
   assert.ok(r.maxU - 1 >= 0.009 * factor, `${r.maxU - 1} vs ${0.01 * factor}`); // 396 noisy cells: the largest is near 1 %
+});
+
+test('one step of the periodic 5-point diffusion is exact on a Fourier mode, wrapped rows and columns included', () => {
+  // u = 1 + A·cos(2π(p·i + q·j)/N) is an eigenvector of the periodic 5-point Laplacian with
+  // eigenvalue −(4sin²(πp/N) + 4sin²(πq/N)); with v = 0 and F = 0 Gray-Scott's reaction vanishes, so
+  // one explicit step multiplies the mode by 1 − c·μ exactly. FitzHugh-Nagumo with epsilon = 0 does the
+  // same for v. A wrong neighbour or a bad wrap breaks the mode.
+  const N = 16, A = 0.1, p = 3, q = 5, cu = 0.2, cv = 0.15, dt = 0.5;
+  const mu = 4 * Math.sin((Math.PI * p) / N) ** 2 + 4 * Math.sin((Math.PI * q) / N) ** 2;
+  const mode = (i: number, j: number) => Math.cos((2 * Math.PI * (p * i + q * j)) / N);
+  const u = new Float64Array(N * N), v = new Float64Array(N * N), un = new Float64Array(N * N), vn = new Float64Array(N * N);
+  for (let j = 0; j < N; j++) for (let i = 0; i < N; i++) u[j * N + i] = 1 + A * mode(i, j);
+  const acc = new Float64Array(2);
+  internals.reactStep(u, v, un, vn, N, cu, cv, dt, { gray: true, F: 0, k: 0.06, eps: 0, a: 0, b: 0, I: 0 }, acc);
+  for (let j = 0; j < N; j++) for (let i = 0; i < N; i++) {
+    assert.ok(Math.abs(un[j * N + i] - (1 + A * (1 - cu * mu) * mode(i, j))) < 1e-14, `u at (${i}, ${j})`);
+    assert.equal(vn[j * N + i], 0);
+  }
+  // FitzHugh-Nagumo, epsilon = 0: v diffuses alone
+  for (let k = 0; k < N * N; k++) { v[k] = u[k]; u[k] = 0; }
+  internals.reactStep(u, v, un, vn, N, cu, cv, dt, { gray: false, F: 0, k: 0, eps: 0, a: 0, b: 0, I: 0 }, acc);
+  for (let j = 0; j < N; j++) for (let i = 0; i < N; i++) {
+    assert.ok(Math.abs(vn[j * N + i] - (1 + A * (1 - cv * mu) * mode(i, j))) < 1e-14, `v at (${i}, ${j})`);
+    // u_t = u − u³/3 − v + I at u = 0: one Euler step gives −dt·v
+    assert.ok(Math.abs(un[j * N + i] + dt * v[j * N + i]) < 1e-15);
+  }
 });
 
 test('D·dt/dx² > 1/4 is refused as UNSTABLE with the number', () => {

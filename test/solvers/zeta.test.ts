@@ -1,7 +1,7 @@
 // zeta: zero counts of the Riemann zeta function on the critical line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { descriptor, run, hardyZ, rsCorrection, gramPoint, zetaEulerMaclaurin, riemannVonMangoldt } from '../../src/solvers/zeta.ts';
+import { descriptor, run, hardyZ, hardyZAccurate, rsCorrection, gramPoint, zetaEulerMaclaurin, riemannVonMangoldt } from '../../src/solvers/zeta.ts';
 import { siegelTheta } from '../../src/solvers/lib/special.ts';
 
 const solve = (body: Record<string, unknown>) => run(descriptor.input.parse(body), { seed: 1, progress() {} });
@@ -74,7 +74,7 @@ test('first zeros and the largest zero below T are located', () => {
 test('a sweep over T: every count equals N(T) = θ(T)/π + 1 + S(T), which is an integer', () => {
   const mpmathCounts: Record<number, number> = { 15: 1, 20: 1, 50: 10, 77.7: 20, 150.3: 53, 200: 79, 333.3: 158, 500: 269, 777: 473, 1234.5: 842, 1500: 1069 };
   for (const [T, n] of Object.entries(mpmathCounts)) assert.equal(solve({ T: Number(T) }).value, n, `mpmath.nzeros(${T})`);
-  for (let T = 15; T <= 700; T += 6.37) {
+  for (let T = 15; T <= 2000; T += 6.37) {
     const o = solve({ T });
     const rvm = o.result.nOfT as number;
     assert.ok(Math.abs(rvm - Math.round(rvm)) < 1e-6, `N(${T}) = ${rvm} is not an integer`);
@@ -105,5 +105,28 @@ test('the same input gives identical bits; bounds T 15 to 2000 enforced', () => 
   assert.deepEqual(solve({ T: 321.5 }), solve({ T: 321.5 }));
   for (const bad of [{ T: 14.9 }, { T: 2001 }, { dt: 0 }, { dt: 11 }, { T: 'x' }]) {
     assert.equal(descriptor.input.safeParse(bad).success, false, JSON.stringify(bad));
+  }
+});
+
+test('T a hair below or above a zero: the count flips exactly at the zero (mpmath.zetazero ordinates)', () => {
+  // the Riemann-Siegel remainder (2e-5 at t = 20) exceeds |Z| this close to a zero; the count must
+  // not depend on it
+  const zeros: [number, number][] = [[2, 21.022039638771555], [3, 25.010857580145689], [4, 30.424876125859513],
+    [100, 236.52422966581621], [101, 237.76982048092520], [500, 811.18435884650626], [1000, 1419.4224809459957],
+    [1517, 1999.5457641762676]];
+  for (const [k, z] of zeros) {
+    for (const d of [1e-6, 1e-9]) {
+      const below = solve({ T: z - d }), above = solve({ T: z + d });
+      assert.equal(below.value, k - 1, `T = zero #${k} − ${d}`);
+      assert.equal(above.value, k, `T = zero #${k} + ${d}`);
+      assert.equal(below.precision.withinBound, true);
+      assert.equal(above.precision.withinBound, true);
+    }
+  }
+});
+
+test('the Euler-Maclaurin Z used near T matches mpmath.siegelz to 1e-11', () => {
+  for (const [t, z] of [[20, 1.14784241218519728], [100, 2.69269705666446347], [1000, 0.997794637521586614], [1999.9, 0.779765424144187277]]) {
+    assert.ok(Math.abs(hardyZAccurate(t) - z) < 1e-11, `Z(${t}) = ${hardyZAccurate(t)} vs ${z}`);
   }
 });

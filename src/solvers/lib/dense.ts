@@ -11,10 +11,10 @@
 // - Generalized symmetric-definite problem K·v = λ·G·v with K positive definite, reduced to the
 //   standard problem C·y = μ·y with C = L⁻¹·G·L⁻ᵀ, μ = 1/λ (Golub & Van Loan §8.7.2). The smallest
 //   positive λ is the reciprocal of the largest μ.
-// - Thomas algorithm for tridiagonal systems (Press et al. §2.4), stable for diagonally dominant
-//   or symmetric positive-definite matrices.
-
+// - The Thomas algorithm for tridiagonal systems is re-exported from tridiag.ts under this
+//   module's historical signature.
 import { tridiagonalEigenvalues } from './sturm.ts';
+import { solveTridiagonal as thomas } from './tridiag.ts';
 
 /** Cholesky factor (lower, row-major) of an SPD matrix, or null when a pivot is not positive. */
 export function cholesky(a: Float64Array, n: number): Float64Array | null {
@@ -221,19 +221,12 @@ export function generalizedSmallestEigenvalues(k: Float64Array, g: Float64Array,
 
 /**
  * Thomas algorithm: solves the tridiagonal system with sub-diagonal a (a[0] unused), diagonal b
- * and super-diagonal c (c[n−1] unused). Writes the solution into x. Work array w has length n.
+ * and super-diagonal c (c[n−1] unused), writing the solution into x; work array w has length n.
+ * The elimination itself lives once, in lib/tridiag.ts (a zero pivot is a RangeError there).
  */
 export function solveTridiagonal(
   a: Float64Array, b: Float64Array, c: Float64Array, rhs: Float64Array, x: Float64Array,
   w: Float64Array = new Float64Array(b.length),
 ): void {
-  const n = b.length;
-  let denom = b[0];
-  x[0] = rhs[0] / denom;
-  for (let i = 1; i < n; i++) {
-    w[i] = c[i - 1] / denom;
-    denom = b[i] - a[i] * w[i];
-    x[i] = (rhs[i] - a[i] * x[i - 1]) / denom;
-  }
-  for (let i = n - 2; i >= 0; i--) x[i] -= w[i + 1] * x[i + 1];
+  thomas(a, b, c, rhs, x, w);
 }

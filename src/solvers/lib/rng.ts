@@ -25,9 +25,16 @@ function splitmix32(seed: number): () => number {
   };
 }
 
+/** The generator for a 32-bit seed: the xoshiro128** state is four SplitMix32 outputs. */
 export function createRng(seed: number): Rng {
   const sm = splitmix32(seed);
-  let a = sm(), b = sm(), c = sm(), d = sm();
+  return rngFromState(sm(), sm(), sm(), sm());
+}
+
+/** The generator started from an explicit xoshiro128** state s0..s3 (not all zero; an all-zero
+ * state is replaced by s0 = 1). Used by createRng and to check the published test vectors. */
+export function rngFromState(s0: number, s1: number, s2: number, s3: number): Rng {
+  let a = s0 >>> 0, b = s1 >>> 0, c = s2 >>> 0, d = s3 >>> 0;
   if ((a | b | c | d) === 0) a = 1;
   let spare: number | null = null;
   const nextU32 = (): number => {
