@@ -4,28 +4,8 @@ import {
   solveTridiagonal, factorTridiagonal, factorConstantTridiagonal, solveFactored, solveFactoredBatch, solveCyclicTridiagonal,
 } from '../../src/solvers/lib/tridiag.ts';
 import { createRng } from '../../src/solvers/lib/rng.ts';
+import { denseSolve } from './util.ts';
 
-/** Dense Gaussian elimination with partial pivoting: the independent reference. */
-function denseSolve(A: number[][], d: number[]): number[] {
-  const n = d.length;
-  const M = A.map((row, i) => [...row, d[i]]);
-  for (let k = 0; k < n; k++) {
-    let piv = k;
-    for (let i = k + 1; i < n; i++) if (Math.abs(M[i][k]) > Math.abs(M[piv][k])) piv = i;
-    [M[k], M[piv]] = [M[piv], M[k]];
-    for (let i = k + 1; i < n; i++) {
-      const f = M[i][k] / M[k][k];
-      for (let j = k; j <= n; j++) M[i][j] -= f * M[k][j];
-    }
-  }
-  const x = new Array(n).fill(0);
-  for (let i = n - 1; i >= 0; i--) {
-    let s = M[i][n];
-    for (let j = i + 1; j < n; j++) s -= M[i][j] * x[j];
-    x[i] = s / M[i][i];
-  }
-  return x;
-}
 
 function randomSystem(n: number, seed: number) {
   const rng = createRng(seed);

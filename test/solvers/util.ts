@@ -15,3 +15,25 @@ export function assertFiniteOrRefused(solveFn: () => any, label: string): void {
   };
   walk({ value: out.value, result: out.result, precision: out.precision, series: out.series, stability: out.stability }, 'out');
 }
+
+/** Dense Gaussian elimination with partial pivoting: the independent reference. */
+export function denseSolve(A: number[][], d: ArrayLike<number>): number[] {
+  const n = d.length;
+  const M = A.map((row, i) => [...row, d[i]]);
+  for (let k = 0; k < n; k++) {
+    let piv = k;
+    for (let i = k + 1; i < n; i++) if (Math.abs(M[i][k]) > Math.abs(M[piv][k])) piv = i;
+    [M[k], M[piv]] = [M[piv], M[k]];
+    for (let i = k + 1; i < n; i++) {
+      const f = M[i][k] / M[k][k];
+      for (let j = k; j <= n; j++) M[i][j] -= f * M[k][j];
+    }
+  }
+  const x = new Array(n).fill(0);
+  for (let i = n - 1; i >= 0; i--) {
+    let s = M[i][n];
+    for (let j = i + 1; j < n; j++) s -= M[i][j] * x[j];
+    x[i] = s / M[i][i];
+  }
+  return x;
+}
