@@ -9,6 +9,9 @@ export interface WorkerTask {
   input: unknown;
   seed: number;
   now: number;
+  /** raised (set to 1) when the job starts: shared with the pool, never transferred */
+  started?: Int32Array;
+  /** progress fractions, only when the caller listens for them */
   port?: MessagePort;
 }
 
@@ -18,8 +21,8 @@ export default async function runTask(task: WorkerTask) {
     mod = await import(new URL(`./${task.name}.ts`, import.meta.url).href);
     modules.set(task.name, mod);
   }
-  // tells the pool the job is running (see SolverPool.run); progress fractions follow
-  task.port?.postMessage('started');
+  // tells the pool the job is running (see SolverPool.run); progress fractions follow on the port
+  if (task.started) Atomics.store(task.started, 0, 1);
   let last = 0;
   const progress = (fraction: number) => {
     if (!task.port) return;
