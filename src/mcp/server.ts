@@ -79,6 +79,7 @@ function buildServer(app: App): Server {
       via: 'mcp',
       headers: auth.headers ?? {},
       mcpSessionId: extra.sessionId,
+      progressWanted: progressToken !== undefined,
       progress: (progress, total, message) => {
         if (progressToken === undefined) return;
         void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) } } as any).catch(() => {});

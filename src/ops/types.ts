@@ -37,6 +37,9 @@ export interface OpContext {
   headers: Record<string, string | string[] | undefined>;
   /** progress notifications (MCP with a progressToken); a no-op otherwise */
   progress: (progress: number, total?: number, message?: string) => void;
+  /** true when someone listens to `progress` (an MCP call with a progressToken): long jobs only
+   * set up a progress channel then */
+  progressWanted?: boolean;
   /** MCP session id when called over MCP with a session */
   mcpSessionId?: string;
   /** send a JSON-RPC notification to the MCP session that made the call (if any) */

@@ -61,6 +61,8 @@ export class SolverPool {
   private piscina: Piscina | null = null;
   /** worker threads terminated under a running job (time budget, cancellation) */
   private stopped = 0;
+  /** jobs that were given a progress channel (only callers that listen for progress) */
+  private progressChannels = 0;
   readonly timeoutMs: number;
   readonly threads: number;
 
@@ -83,7 +85,7 @@ export class SolverPool {
     const p = this.piscina;
     return {
       threads: p?.threads.length ?? 0, queueSize: p?.queueSize ?? 0, completed: p?.completed ?? 0, utilization: p?.utilization ?? 0,
-      stoppedJobs: this.stopped,
+      stoppedJobs: this.stopped, progressChannels: this.progressChannels,
     };
   }
 
@@ -105,6 +107,7 @@ export class SolverPool {
     // pooled jobs with a port each, and stayed flat without one; docs/benchmarks.md).
     const started = new Int32Array(new SharedArrayBuffer(4));
     const ch = opts.progress ? new MessageChannel() : null;
+    if (ch) this.progressChannels++;
     const local: any = ch?.port1;
     local?.on('message', (m: unknown) => { if (typeof m === 'number') opts.progress?.(m); });
     const onAbort = () => { if (Atomics.load(started, 0) === 1) this.stopped++; };
@@ -301,7 +304,8 @@ async function runAndSeal(ctx: OpContext, ls: LoadedSolver, input: Record<string
   const name = ls.descriptor.name;
   const { job, folder } = await computeSolverJob(ctx.app, ls, input, {
     now, signal: ctx.signal, extraResult,
-    progress: (f) => ctx.progress(f, 1, `${name} ${Math.round(f * 100)}%`),
+    // a progress channel to the worker only when someone listens (see SolverPool.run)
+    progress: ctx.progressWanted ? (f) => ctx.progress(f, 1, `${name} ${Math.round(f * 100)}%`) : undefined,
   });
   return ctx.app.sealer.seal({ ...job, zid, keyPrefix, folder, cost: 1, t: now });
 }

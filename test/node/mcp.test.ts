@@ -75,7 +75,16 @@ test('an SDK client lists the tools in the spec order with JSON Schemas, and cal
 
 test('a long solve sends progress notifications when the client gives a progressToken', async () => {
   const m = await t.machine('progress');
+  // a job gets a progress channel to its worker only when someone listens: HTTP calls and MCP
+  // calls without a progressToken make none (a port per job leaked native memory; pool-memory.test)
+  const channels = () => t.app.pool.stats.progressChannels;
+  const before = channels();
+  const h = await t.call('POST', '/api/svc/lorenz', {}, m.apiKey);
+  assert.equal(h.status, 200, h.text);
   const c = await connect(m.apiKey);
+  const plain: any = await c.callTool({ name: 'svc_lorenz', arguments: {} });
+  assert.equal(plain.isError, undefined);
+  assert.equal(channels(), before, 'no progress channel without a listener');
   const seen: number[] = [];
   const r: any = await c.callTool({ name: 'svc_action', arguments: { system: 'kepler', order: 4, steps: 1_000_000, dt: 0.001, compare: false } }, undefined, {
     onprogress: (p) => { seen.push(p.progress); },
@@ -85,6 +94,7 @@ test('a long solve sends progress notifications when the client gives a progress
   assert.ok(seen.length >= 2, `progress notifications: ${seen.length}`);
   for (let i = 1; i < seen.length; i++) assert.ok(seen[i] >= seen[i - 1]);
   assert.ok(seen.every((p) => p >= 0 && p <= 1));
+  assert.equal(channels(), before + 1, 'one progress channel, for the call that listened');
   await c.close();
 });
 
