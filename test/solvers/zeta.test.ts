@@ -1,7 +1,7 @@
 // zeta: zero counts of the Riemann zeta function on the critical line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { descriptor, run, hardyZ, hardyZAccurate, rsCorrection, gramPoint, zetaEulerMaclaurin, riemannVonMangoldt } from '../../src/solvers/zeta.ts';
+import { descriptor, run, hardyZ, hardyZAccurate, rsCorrection, gramPoint, zetaEulerMaclaurin, riemannVonMangoldt, cosReduced } from '../../src/solvers/zeta.ts';
 import { siegelTheta } from '../../src/solvers/lib/special.ts';
 
 const solve = (body: Record<string, unknown>) => run(descriptor.input.parse(body), { seed: 1, progress() {} });
@@ -130,3 +130,31 @@ test('the Euler-Maclaurin Z used near T matches mpmath.siegelz to 1e-11', () => 
     assert.ok(Math.abs(hardyZAccurate(t) - z) < 1e-11, `Z(${t}) = ${hardyZAccurate(t)} vs ${z}`);
   }
 });
+
+test('the reduced cosine of the Riemann-Siegel sum agrees with Math.cos to 1e-15 for |x| <= 1e6', () => {
+  let worst = 0;
+  for (let i = 0; i < 200_000; i++) {
+    // deterministic spread over magnitudes 1e-3 .. 1e6, both signs, and the points kπ/2 where cos
+    // crosses zero or turns
+    const x = (i % 2 === 0 ? 1 : -1) * 10 ** (-3 + (9 * ((i * 0.6180339887498949) % 1)));
+    worst = Math.max(worst, Math.abs(cosReduced(x) - Math.cos(x)), Math.abs(cosReduced((i * Math.PI) / 2) - Math.cos((i * Math.PI) / 2)));
+  }
+  assert.ok(worst < 1e-15, `worst ${worst}`);
+  assert.equal(cosReduced(1e7), Math.cos(1e7), 'beyond 1e6 it is Math.cos');
+  assert.ok(Number.isNaN(cosReduced(Number.NaN)));
+});
+
+test('Gram points from extrapolated guesses (as the scan takes them) equal Gram points found from scratch', () => {
+  const g = [gramPoint(-1), gramPoint(0), gramPoint(1)];
+  for (let n = 2; n <= 1520; n++) {
+    const m = g.length;
+    const x = gramPoint(n, 3 * (g[m - 1] - g[m - 2]) + g[m - 3]);
+    if (n % 97 === 0 || n === 1520) {
+      const scratch = gramPoint(n);
+      assert.ok(Math.abs(x - scratch) < 1e-11 * x, `g_${n}: ${x} vs ${scratch}`);
+      assert.ok(Math.abs(siegelTheta(x) - n * Math.PI) < 4e-12, `θ(g_${n}) − ${n}π`);
+    }
+    g.push(x);
+  }
+});
+
