@@ -25,6 +25,11 @@
 // it when T lies within ~1e-5 of a zero; so at T and the scan points within 1e-3 of it, a
 // Riemann-Siegel value too small for its sign to be certain (|Z| under 100 times the remainder
 // envelope) is replaced by ζ from Euler-Maclaurin (hardyZAccurate, within 1e-11).
+// Evaluation: the main sum's cosines by Cody-Waite reduction (Cody & Waite, "Software Manual for
+// the Elementary Functions", 1980) and a Taylor polynomial; the correction polynomials
+// re-expanded about x² = 1/8; Gram points by Chebyshev's third-order iteration (Traub, "Iterative
+// Methods for the Solution of Equations", 1964) from a quadratic extrapolation of the last
+// three.
 // Stability: Z is evaluated pointwise; there is no time step. The scan step `dt` only sets the
 // initial sampling (default: the Gram points alone) and the Z(t) series (the scan's points).
 //
