@@ -196,10 +196,21 @@ function correctionSum(x: number, w: number): number {
   return c0 + w * (c1 + w * (c2 + w * (c3 + w * c4)));
 }
 
+/** ln n for n < limit, cached for the largest limit seen (the Riemann-Siegel sum and
+ *  Euler-Maclaurin share it). */
+let logCache = new Float64Array(0);
+function logTable(limit: number): Float64Array {
+  if (logCache.length >= limit) return logCache;
+  const ln = new Float64Array(limit);
+  for (let n = 1; n < limit; n++) ln[n] = Math.log(n);
+  logCache = ln;
+  return ln;
+}
+
 const MAX_TERMS = 64;
-const LOG_N = new Float64Array(MAX_TERMS + 1);
+const LOG_N = logTable(MAX_TERMS + 1);
 const INV_SQRT_N = new Float64Array(MAX_TERMS + 1);
-for (let n = 1; n <= MAX_TERMS; n++) { LOG_N[n] = Math.log(n); INV_SQRT_N[n] = 1 / Math.sqrt(n); }
+for (let n = 1; n <= MAX_TERMS; n++) INV_SQRT_N[n] = 1 / Math.sqrt(n);
 
 // cos(x) for the main sum: x = kπ + r with |r| <= π/2 (Cody-Waite reduction, π split in three
 // parts so that k·PI_A and k·PI_B are exact for |k| < 2^21), then the Taylor series of cos r to
@@ -293,16 +304,6 @@ function smallestPrimeFactors(limit: number): Int32Array {
   }
   spfCache = spf;
   return spf;
-}
-
-/** ln n for n < limit, cached for the largest limit seen. */
-let logCache = new Float64Array(0);
-function logTable(limit: number): Float64Array {
-  if (logCache.length >= limit) return logCache;
-  const ln = new Float64Array(limit);
-  for (let n = 1; n < limit; n++) ln[n] = Math.log(n);
-  logCache = ln;
-  return ln;
 }
 
 /** Euler-Maclaurin evaluation of ζ(σ + it) along a horizontal line t = const: the terms

@@ -6,14 +6,16 @@ import { descriptor, run, solvePlates, gradedOffsets, K_B, Q_E, EPS_SI } from '.
 const ctx = { seed: 1, progress() {} };
 const solve = (args: Record<string, unknown>) => run(descriptor.input.parse(args), ctx);
 
+// PN junctions: symmetric, one-sided both ways, and a non-default ni, T and mesh
+const JUNCTIONS: Record<string, unknown>[] = [
+  { dim: 1 },
+  { Na: 1e24, Nd: 1e21 },
+  { Na: 1e21, Nd: 1e25, T: 350 },
+  { Na: 5e22, Nd: 2e23, ni: 2e15, T: 250, nx: 120 },
+];
+
 test('PN junction built-in potential is within 1 % of (kT/q)·ln(Na·Nd/ni²)', () => {
-  const cases = [
-    { dim: 1 },
-    { Na: 1e24, Nd: 1e21 },
-    { Na: 1e21, Nd: 1e25, T: 350 },
-    { Na: 5e22, Nd: 2e23, ni: 2e15, T: 250, nx: 120 },
-  ];
-  for (const c of cases) {
+  for (const c of JUNCTIONS) {
     const out = solve(c);
     const r = out.result as { Na: number; Nd: number; ni: number; T: number; newtonIterations: number };
     const exact = ((K_B * r.T) / Q_E) * Math.log((r.Na * r.Nd) / (r.ni * r.ni));
@@ -37,13 +39,7 @@ test('PN junction: junction potential and peak field match the first integral of
   // bulk, ½λ²u'² = 2cosh u − 2cosh u_b − C(u − u_b). Equal u and u' at the junction fix u_j, and
   // |E| there is the peak field. Without the Newton solve (charge-neutral start) the field is a
   // spike; on a uniform mesh the one-sided cases miss it by 50-80 %.
-  const cases = [
-    { dim: 1 },
-    { Na: 1e24, Nd: 1e21 },
-    { Na: 1e21, Nd: 1e25, T: 350 },
-    { Na: 5e22, Nd: 2e23, ni: 2e15, T: 250, nx: 120 },
-    { Na: 1e27, Nd: 1e19, nx: 220 },
-  ];
+  const cases = [...JUNCTIONS, { Na: 1e27, Nd: 1e19, nx: 220 }];
   for (const c of cases) {
     const out = solve(c);
     const r = out.result as { Na: number; Nd: number; ni: number; T: number; peakFieldVm: number; lengthM: number };

@@ -213,19 +213,27 @@ export function logGammaComplex(re: number, im: number): [number, number] {
 // ---------------------------------------------------------------------------------------------
 // Riemann-Siegel theta.
 
+/** The series part of θ(t) beyond the logarithm: 1/(48t) + 7/(5760t³) + 31/(80640t⁵) + … (it = 1/t). */
+function thetaTail(it: number, it2: number): number {
+  return it * (1 / 48 + it2 * (7 / 5760 + it2 * (31 / 80640 + it2 * (127 / 430080 + it2 * (511 / 1216512)))));
+}
+
+/** Its derivative in t (it2 = 1/t²). */
+function thetaTailPrime(it2: number): number {
+  return -it2 * (1 / 48 + it2 * (3 * 7 / 5760 + it2 * (5 * 31 / 80640 + it2 * (7 * 127 / 430080 + it2 * (9 * 511 / 1216512)))));
+}
+
 /** θ(t) by its asymptotic series (Edwards §6.5): (t/2)·ln(t/2π) − t/2 − π/8 + 1/(48t) +
  *  7/(5760t³) + 31/(80640t⁵) + 127/(430080t⁷) + 511/(1216512t⁹). Error < 1e-13 for t >= 9. */
 export function siegelTheta(t: number): number {
-  const it = 1 / t, it2 = it * it;
-  const tail = it * (1 / 48 + it2 * (7 / 5760 + it2 * (31 / 80640 + it2 * (127 / 430080 + it2 * (511 / 1216512)))));
-  return 0.5 * t * Math.log(t / (2 * Math.PI)) - 0.5 * t - Math.PI / 8 + tail;
+  const it = 1 / t;
+  return 0.5 * t * Math.log(t / (2 * Math.PI)) - 0.5 * t - Math.PI / 8 + thetaTail(it, it * it);
 }
 
 /** θ'(t) from the same series. */
 export function siegelThetaPrime(t: number): number {
-  const it = 1 / t, it2 = it * it;
-  const tail = -it2 * (1 / 48 + it2 * (3 * 7 / 5760 + it2 * (5 * 31 / 80640 + it2 * (7 * 127 / 430080 + it2 * (9 * 511 / 1216512)))));
-  return 0.5 * Math.log(t / (2 * Math.PI)) + tail;
+  const it = 1 / t;
+  return 0.5 * Math.log(t / (2 * Math.PI)) + thetaTailPrime(it * it);
 }
 
 /** One step of Chebyshev's third-order method toward θ(t) = target: with s = (θ(t) − target)/θ'(t)
@@ -234,10 +242,8 @@ export function siegelThetaPrime(t: number): number {
 export function siegelThetaStep(t: number, target: number): number {
   const it = 1 / t, it2 = it * it;
   const half = 0.5 * Math.log(t / (2 * Math.PI));
-  const tail = it * (1 / 48 + it2 * (7 / 5760 + it2 * (31 / 80640 + it2 * (127 / 430080 + it2 * (511 / 1216512)))));
-  const tailPrime = -it2 * (1 / 48 + it2 * (3 * 7 / 5760 + it2 * (5 * 31 / 80640 + it2 * (7 * 127 / 430080 + it2 * (9 * 511 / 1216512)))));
-  const slope = half + tailPrime;
-  const s = (t * half - 0.5 * t - Math.PI / 8 + tail - target) / slope;
+  const slope = half + thetaTailPrime(it2);
+  const s = (t * half - 0.5 * t - Math.PI / 8 + thetaTail(it, it2) - target) / slope;
   return s + (s * s * it) / (4 * slope);
 }
 
