@@ -74,6 +74,13 @@ export function isSvcError(e: unknown): e is SvcError {
   return e instanceof SvcError;
 }
 
+/** The codes a solver refuses with (it crosses the worker boundary as data). */
+export type RefusalCode = 'UNSTABLE' | 'PRECISION_REFUSED' | 'SHAPE_REFUSED' | 'INVALID_INPUT' | 'DIMENSIONAL_GATE';
+
+/** A solver's refusal: the project's one error type with a refusal code and its details. */
+export const refuse = (code: RefusalCode, message: string, details?: Record<string, unknown>) =>
+  new SvcError(code, message, details ? { details } : {});
+
 export const invalidInput = (message: string, issues?: ErrorIssue[]) =>
   new SvcError('INVALID_INPUT', message, { issues });
 

@@ -15,7 +15,7 @@
 // the number reported is h·Ω with Ω = omega, √lambda, or √(mu/r_min³) at periapsis. A run that
 // blows up (non-finite state, or an energy error above 100 %) is refused with UNSTABLE.
 import { z } from 'zod';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import {
   harmonicStabilityLimit, splittingScheme, symplecticStep, symplecticWorkspace,
@@ -89,10 +89,10 @@ function setupSystem(inp: ActionInput): SystemSetup {
     let q: Float64Array, p: Float64Array;
     if (inp.q0 !== undefined || inp.p0 !== undefined) {
       if (!Array.isArray(inp.q0) || !Array.isArray(inp.p0)) {
-        throw new SolverRefusal('INVALID_INPUT', 'kepler takes q0 and p0 together, each an array of 2 numbers (or neither, to build the orbit from eccentricity)');
+        throw refuse('INVALID_INPUT', 'kepler takes q0 and p0 together, each an array of 2 numbers (or neither, to build the orbit from eccentricity)');
       }
       q = Float64Array.from(inp.q0); p = Float64Array.from(inp.p0);
-      if (Math.hypot(q[0], q[1]) === 0) throw new SolverRefusal('INVALID_INPUT', 'kepler q0 must not be the origin');
+      if (Math.hypot(q[0], q[1]) === 0) throw refuse('INVALID_INPUT', 'kepler q0 must not be the origin');
     } else {
       const e = inp.eccentricity;
       q = Float64Array.of(1 - e, 0);
@@ -114,7 +114,7 @@ function setupSystem(inp: ActionInput): SystemSetup {
     const bound = E0 < 0;
     const a = bound ? -mu / (2 * E0) : Infinity;
     const rMin = bound ? a * (1 - eVec) : (L * L) / (mu * (1 + eVec));
-    if (!(rMin > 0)) throw new SolverRefusal('INVALID_INPUT', 'kepler orbit with zero angular momentum falls into the centre; give a non-radial p0');
+    if (!(rMin > 0)) throw refuse('INVALID_INPUT', 'kepler orbit with zero angular momentum falls into the centre; give a non-radial p0');
     return {
       sys, energy, q, p,
       omegaScale: Math.sqrt(mu / (rMin * rMin * rMin)),
@@ -128,7 +128,7 @@ function setupSystem(inp: ActionInput): SystemSetup {
     };
   }
   if (Array.isArray(inp.q0) || Array.isArray(inp.p0)) {
-    throw new SolverRefusal('INVALID_INPUT', `${system} takes q0 and p0 as numbers`);
+    throw refuse('INVALID_INPUT', `${system} takes q0 and p0 as numbers`);
   }
   const q = Float64Array.of((inp.q0 as number | undefined) ?? 1);
   const p = Float64Array.of((inp.p0 as number | undefined) ?? 0);
@@ -255,7 +255,7 @@ export const run: SolverRun<ActionInput> = (inp, ctx) => {
   };
   if (inp.system === 'oscillator' && !stability.stable) {
     // on the linear oscillator the limit is exact: the map's eigenvalues leave the unit circle
-    throw new SolverRefusal('UNSTABLE', `dt*omega = ${stabNumber} exceeds the order-${order} stability limit ${stabLimit.toFixed(4)}; the map grows exponentially`, { stability });
+    throw refuse('UNSTABLE', `dt*omega = ${stabNumber} exceeds the order-${order} stability limit ${stabLimit.toFixed(4)}; the map grows exponentially`, { stability });
   }
   // The engine treats `sample` as its common downsampling field and does not pass it on: then
   // record the maximum (500) and let the engine downsample to the caller's `sample`.
@@ -265,7 +265,7 @@ export const run: SolverRun<ActionInput> = (inp, ctx) => {
   const sym = integrateSymplectic(setup, inp, marks, progressSym);
   const symDrift = relative(Math.abs(sym.finalEnergy - E0), scale);
   if (!sym.finite || !(symDrift <= 1)) {
-    throw new SolverRefusal('UNSTABLE', `the order-${order} integration blew up (relative energy error ${symDrift}); reduce dt`, { stability });
+    throw refuse('UNSTABLE', `the order-${order} integration blew up (relative energy error ${symDrift}); reduce dt`, { stability });
   }
   let rk4: Trajectory | null = null;
   if (compare) rk4 = integrateRk4(setup, inp, marks, (f) => ctx.progress(0.6 + 0.4 * f));

@@ -23,7 +23,7 @@
 import { z } from 'zod';
 import { cholesky, choleskySolve, generalizedSmallestEigenvalues, matVec } from './lib/dense.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 
 const DEFAULT_E = 200e9;
 const DEFAULT_I = 1e-4 / 12; // 0.1 m square: b·h³/12
@@ -133,7 +133,7 @@ export const run: SolverRun<BucklingInput> = (inp, ctx): SolverOutput => {
   const { Kr, Gr, n, kept, nodes } = assemble(EI, L, elements, ends);
   const loads = generalizedSmallestEigenvalues(Kr, Gr, n, Math.min(3, n));
   if (!loads || loads.length === 0) {
-    throw new SolverRefusal('INVALID_INPUT', 'the supported stiffness matrix is not positive definite', { ends });
+    throw refuse('INVALID_INPUT', 'the supported stiffness matrix is not positive definite', { ends });
   }
   ctx.progress(0.6);
   const value = loads[0];

@@ -16,7 +16,7 @@
 // variable R = ½·(η + h·u/√(gH)) (η = h − H): the phase of its first Fourier coefficient moves by
 // 2π·x_shift, fitted by least squares over the run. value: the peak surface height max h (m) at the end.
 import { z } from 'zod';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverRun, SolverOutput, Stability } from './types.ts';
 import { relErrPct } from './lib/precision.ts';
 
@@ -110,7 +110,7 @@ export const CLIMATE_WORK_LIMIT = 1e9;
 export const run: SolverRun<ClimateInput> = (inp, ctx): SolverOutput => {
   const { N, steps, g, H } = inp;
   if (N * steps > CLIMATE_WORK_LIMIT) {
-    throw new SolverRefusal('INVALID_INPUT', `N*steps = ${N * steps} exceeds the work limit ${CLIMATE_WORK_LIMIT}; lower N or steps`,
+    throw refuse('INVALID_INPUT', `N*steps = ${N * steps} exceeds the work limit ${CLIMATE_WORK_LIMIT}; lower N or steps`,
       { field: 'steps', max: Math.floor(CLIMATE_WORK_LIMIT / N) });
   }
   const dx = 1 / N;
@@ -137,7 +137,7 @@ export const run: SolverRun<ClimateInput> = (inp, ctx): SolverOutput => {
     name: 'max(|u|+sqrt(g*h))*dt/dx (sqrt(g*H)*dt/dx at rest)',
   };
   if (courant0 > 1) {
-    throw new SolverRefusal('UNSTABLE',
+    throw refuse('UNSTABLE',
       `Lax-Friedrichs is unstable: Courant number max(|u|+sqrt(g*h))*dt/dx = ${courant0} exceeds 1; lower dt (at most ${dx / maxSpeed0})`,
       { stability });
   }
@@ -169,7 +169,7 @@ export const run: SolverRun<ClimateInput> = (inp, ctx): SolverOutput => {
     const cn = laxFriedrichsStep(h, q, fh, fq, N, g, dtdx, halfDxDt);
     if (!(cn <= 1)) {
       const st: Stability = { ...stability, number: Number.isFinite(cn) ? cn : courantMax, stable: false };
-      throw new SolverRefusal('UNSTABLE', Number.isFinite(cn)
+      throw refuse('UNSTABLE', Number.isFinite(cn)
         ? `the Courant number rose to ${cn} (> 1) at step ${n}`
         : `the depth stopped being positive at step ${n}`, { stability: st });
     }

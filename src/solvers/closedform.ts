@@ -21,7 +21,7 @@
 // Stability: the closed form has none to meet; the RK4 step is chosen as 1/2000 of the fastest
 // period (at most 2,000,000 steps), far inside RK4's stability interval |hω| < 2√2.
 import { z } from 'zod';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { ellipF, ellipK, jacobi } from './lib/elliptic.ts';
 import { rk4Step, rk4Workspace } from './lib/ode.ts';
@@ -110,13 +110,13 @@ function resolveCoefficients(inp: ClosedformInput): { c: Coefficients; scale: nu
   const accepted = new Set<string>(INPUT_KEYS);
   const unknown = Object.keys(extra).filter((k) => !accepted.has(k));
   if (unknown.length) {
-    throw new SolverRefusal('INVALID_INPUT', `unknown inputs key(s) ${unknown.join(', ')}; accepted: ${INPUT_KEYS.join(', ')}`,
+    throw refuse('INVALID_INPUT', `unknown inputs key(s) ${unknown.join(', ')}; accepted: ${INPUT_KEYS.join(', ')}`,
       { unknown, accepted: [...INPUT_KEYS] });
   }
   // top-level fields win over `inputs`, which win over the defaults
   const pick = (k: (typeof INPUT_KEYS)[number]): number => (inp[k] ?? extra[k] ?? DEFAULTS[k]);
   const tEnd = pick('tEnd');
-  if (!(tEnd > 0 && tEnd <= 1000)) throw new SolverRefusal('INVALID_INPUT', `tEnd must lie in (0, 1000], got ${tEnd}`);
+  if (!(tEnd > 0 && tEnd <= 1000)) throw refuse('INVALID_INPUT', `tEnd must lie in (0, 1000], got ${tEnd}`);
   let mu = pick('mu2_eff'), lam = pick('lambda_eff'), F = pick('F_eff');
   for (const c of inp.couplings ?? []) {
     if (c.target === 'mu2') mu += c.value; else if (c.target === 'lambda') lam += c.value; else F += c.value;
@@ -133,19 +133,19 @@ function resolveCoefficients(inp: ClosedformInput): { c: Coefficients; scale: nu
     const shape = op.shape.trim().toLowerCase().replace(/\s+/g, '');
     const refused = REFUSED_SHAPES[shape];
     if (refused) {
-      throw new SolverRefusal('SHAPE_REFUSED', `operator ${op.id}: shape ${refused} is refused; the closed form covers only phi, phi^3 and constant terms`,
+      throw refuse('SHAPE_REFUSED', `operator ${op.id}: shape ${refused} is refused; the closed form covers only phi, phi^3 and constant terms`,
         { operator: op.id, shape: refused, refused: ['phi^2', 'sqrt', 'exp'] });
     }
     const target = SHAPE_TARGET[shape];
     if (!target) {
-      throw new SolverRefusal('INVALID_INPUT', `operator ${op.id}: unknown shape '${op.shape}'; accepted: phi, phi^3, const (refused: phi^2, sqrt, exp)`);
+      throw refuse('INVALID_INPUT', `operator ${op.id}: unknown shape '${op.shape}'; accepted: phi, phi^3, const (refused: phi^2, sqrt, exp)`);
     }
     const w = op.weight ?? 1;
     if (target === 'mu2') mu += w; else if (target === 'lambda') lam += w; else F += w;
   }
   const scale = inp.compile?.scale ?? 1;
   const c: Coefficients = { mu: scale * mu, lam: scale * lam, F: scale * F, phi0: pick('phi0'), v0: pick('dphi0'), tEnd };
-  if (![c.mu, c.lam, c.F].every(Number.isFinite)) throw new SolverRefusal('INVALID_INPUT', 'coefficients overflow after compile.scale');
+  if (![c.mu, c.lam, c.F].every(Number.isFinite)) throw refuse('INVALID_INPUT', 'coefficients overflow after compile.scale');
   return { c, scale, epsilon: KO42_ALPHA * koWeight, chain };
 }
 
@@ -287,7 +287,7 @@ function linearBranch(c: Coefficients, epsilon: number): BranchSolution {
 function duffingBranch(c: Coefficients): BranchSolution {
   const { mu, lam, F, phi0: x0, v0 } = c;
   if (F !== 0) {
-    throw new SolverRefusal('INVALID_INPUT', 'lambda != 0 with F != 0 (a biased Duffing field) has no Jacobi cn/sn/dn closed form; set F_eff = 0 or lambda_eff = 0');
+    throw refuse('INVALID_INPUT', 'lambda != 0 with F != 0 (a biased Duffing field) has no Jacobi cn/sn/dn closed form; set F_eff = 0 or lambda_eff = 0');
   }
   // x'' + a·x + b·x³ = 0, energy E = v²/2 + a·x²/2 + b·x⁴/4
   const a = -mu, b = -lam;
@@ -319,7 +319,7 @@ function duffingBranch(c: Coefficients): BranchSolution {
     const bb = -b;
     const barrierE = a > 0 ? (a * a) / (4 * bb) : 0;
     if (!(a > 0) || !(E < barrierE) || !(x0 * x0 < a / bb)) {
-      throw new SolverRefusal('INVALID_INPUT',
+      throw refuse('INVALID_INPUT',
         a > 0
           ? `softening Duffing field above its barrier (energy ${E} >= ${barrierE} or |phi0| beyond sqrt(mu2/lambda)): the solution escapes to infinity in finite time; no bounded elliptic solution`
           : 'mu2 >= 0 with lambda > 0: every non-zero solution escapes to infinity in finite time; no bounded elliptic solution',
@@ -352,7 +352,7 @@ function duffingBranch(c: Coefficients): BranchSolution {
     if (v0 < 0) u0 = 2 * K - u0;
   }
   if (![A, omega, u0, m].every(Number.isFinite)) {
-    throw new SolverRefusal('INVALID_INPUT', 'the Duffing parameters over- or underflow double precision (the elliptic modulus, amplitude or phase is not finite); rescale the problem');
+    throw refuse('INVALID_INPUT', 'the Duffing parameters over- or underflow double precision (the elliptic modulus, amplitude or phase is not finite); rescale the problem');
   }
   const jv = { sn: 0, cn: 0, dn: 0 };
   const evalFn: Evaluator = (t, out) => {
@@ -414,7 +414,7 @@ export const run: SolverRun<ClosedformInput> = (inp, ctx) => {
   sol.full(c.tEnd, end);
   sol.unperturbed(c.tEnd, end0);
   if (!Number.isFinite(end[0]) || !Number.isFinite(end[1]) || !Number.isFinite(amplitude)) {
-    throw new SolverRefusal('INVALID_INPUT', `phi(t_end) overflows double precision on the ${sol.branch} branch; shorten tEnd`, { branch: sol.branch });
+    throw refuse('INVALID_INPUT', `phi(t_end) overflows double precision on the ${sol.branch} branch; shorten tEnd`, { branch: sol.branch });
   }
   const rk = rk4CrossCheck(c, epsilon, sol.modulated, sol.rate, samples, (i, phi) => { rkSeries[i] = phi; }, ctx.progress);
   const diff = Math.abs(end[0] - rk.phi);

@@ -35,7 +35,7 @@ import { z } from 'zod';
 import { pcg, type LinearOperator } from './lib/cg.ts';
 import { solveTridiagonal } from './lib/dense.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun, SolverContext } from './types.ts';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 
 export const Q_E = 1.602176634e-19;
 export const K_B = 1.380649e-23;
@@ -266,7 +266,7 @@ function runPlates(inp: DeviceInput, ctx: SolverContext): SolverOutput {
     if (it - lastReported >= 50) { lastReported = it; ctx.progress(Math.min(0.95, it / Math.sqrt(n) / 20)); }
   });
   if (!sol.converged) {
-    throw new SolverRefusal('PRECISION_REFUSED', `CG did not reach the tolerance (relative residual ${sol.relativeResidual})`, { iterations: sol.iterations });
+    throw refuse('PRECISION_REFUSED', `CG did not reach the tolerance (relative residual ${sol.relativeResidual})`, { iterations: sol.iterations });
   }
   const ip = Math.round((nx - 1) / 3);
   const jp = Math.round((ny - 1) / 2);
@@ -469,12 +469,12 @@ function runJunction(inp: DeviceInput, ctx: SolverContext): SolverOutput {
   const half = Math.max(2 * xp + 15 * LDp, 2 * xn + 15 * LDn);
   const lengthM = inp.Lx ?? 2 * half;
   if (!(lengthM / (nodes - 1) > 0)) {
-    throw new SolverRefusal('INVALID_INPUT', `Lx = ${lengthM} m is too short for ${nodes} mesh nodes; raise Lx`, { field: 'Lx' });
+    throw refuse('INVALID_INPUT', `Lx = ${lengthM} m is too short for ${nodes} mesh nodes; raise Lx`, { field: 'Lx' });
   }
   ctx.progress(0.1);
   const sol = solveJunction(Na, Nd, ni, T, nodes, lengthM);
   if (!(sol.maxUpdate <= 1e-8) || !Number.isFinite(sol.builtInV)) {
-    throw new SolverRefusal('PRECISION_REFUSED', Number.isFinite(sol.builtInV)
+    throw refuse('PRECISION_REFUSED', Number.isFinite(sol.builtInV)
       ? `Newton iteration did not converge (last update ${sol.maxUpdate} V_T)`
       : `the junction potential is not finite on this mesh (device length ${lengthM} m); raise Lx`, { newtonIterations: sol.newtonIterations });
   }

@@ -361,7 +361,7 @@ export async function runUnsealed(name: string, body: unknown): Promise<Record<s
     output = mod.run(p.own, { seed: p.seed, now: Date.now() / 1000, progress() {} });
   } catch (e: any) {
     // the same mapping as the worker (worker.ts): refusals keep their code, anything else is UNSTABLE
-    if (e?.name === 'SolverRefusal' || e instanceof SvcError) throw new SvcError(e.code, e.message, { details: e.details });
+    if (e instanceof SvcError) throw new SvcError(e.code, e.message, { details: e.details });
     throw new SvcError('UNSTABLE', `the ${name} solver could not compute this input: ${e?.message ?? String(e)}`, { details: { value: null } });
   }
   const job = buildSolverJob(ls, p, output);

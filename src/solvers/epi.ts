@@ -19,7 +19,7 @@ import { z } from 'zod';
 import { rk4Step, rk4Workspace } from './lib/ode.ts';
 import { brent } from './lib/roots.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 
 const input = z.strictObject({
   model: z.enum(['sir', 'seir']).default('sir').describe('sir (default) or seir'),
@@ -121,7 +121,7 @@ export const run: SolverRun<EpiInput> = (inp, ctx): SolverOutput => {
     rk4Step(deriv, (k - 1) * h, y, h, ws);
     const I = y[2];
     if (!Number.isFinite(I) || y[0] < -1e-9 * N) {
-      throw new SolverRefusal('UNSTABLE', 'the RK4 integration left the physical range', { stability: { number: stabilityNumber, limit: 2.78, stable: false } });
+      throw refuse('UNSTABLE', 'the RK4 integration left the physical range', { stability: { number: stabilityNumber, limit: 2.78, stable: false } });
     }
     if (I > peakI) { peakI = I; peakStep = k; }
     // a local maximum at k-1 refined by a parabola through k-2, k-1, k

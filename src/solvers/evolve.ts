@@ -28,7 +28,7 @@
 import { z } from 'zod';
 import { createRng } from './lib/rng.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 
 export const PRESETS = {
   'lj-liquid': { N: 256, rho: 0.8442, T0: 0.72, lattice: 'fcc', equilibrate: 1000 },
@@ -628,7 +628,7 @@ export const run: SolverRun<EvolveInput> = (inp, ctx): SolverOutput => {
   const stability = { number: cfg.dt * omega, limit: 2, stable: cfg.dt * omega < 2, name: 'dt·ω, ω² = 2(U\'\'_LJ(r_min) + bond stiffness) (velocity Verlet limit 2)' };
 
   const unstable = (step: number, why: string): never => {
-    throw new SolverRefusal('UNSTABLE', `${why} at step ${step}; reduce dtSim or lower T0/rho`, { stability: { ...stability, stable: false } });
+    throw refuse('UNSTABLE', `${why} at step ${step}; reduce dtSim or lower T0/rho`, { stability: { ...stability, stable: false } });
   };
   // isokinetic equilibration at T0
   const progressTotal = cfg.equilibrate + steps;

@@ -33,7 +33,7 @@ import { z } from 'zod';
 import { pcg } from './lib/cg.ts';
 import { cholesky, choleskySolve } from './lib/dense.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 
 export const POISSON = 0.3;
 export const SHEAR_FACTOR = 5 / 6;
@@ -435,7 +435,7 @@ export const run: SolverRun<FeaInput> = (inp, ctx): SolverOutput => {
     if (it - last >= 100) { last = it; ctx.progress(Math.min(0.95, it / Math.max(expected, 1))); }
   });
   if (!sol.converged) {
-    throw new SolverRefusal('PRECISION_REFUSED', `CG did not converge (relative residual ${sol.relativeResidual})`, { iterations: sol.iterations });
+    throw refuse('PRECISION_REFUSED', `CG did not converge (relative residual ${sol.relativeResidual})`, { iterations: sol.iterations });
   }
   const ref = timoshenkoDeflection(P, Lx, Ly, E);
   const value = sol.tipDeflection;

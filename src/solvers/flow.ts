@@ -23,7 +23,7 @@
 // speeds); reference: the initial discrete peak speed times exp(−2ν·t). result.divergenceMax is the
 // largest |∇·u| after the last projection (and result.divergenceMaxOverRun over every step).
 import { z } from 'zod';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverRun, SolverOutput } from './types.ts';
 import { pcg, dot } from './lib/cg.ts';
 import { relErrPct } from './lib/precision.ts';
@@ -221,7 +221,7 @@ export const FLOW_WORK_LIMIT = 160 * 160 * 300;
 export const run: SolverRun<FlowInput> = (inp, ctx): SolverOutput => {
   const { N, steps, dt, visc, iters } = inp;
   if (N * N * steps > FLOW_WORK_LIMIT) {
-    throw new SolverRefusal('INVALID_INPUT', `N^2*steps = ${N * N * steps} exceeds the work limit ${FLOW_WORK_LIMIT}; lower N or steps`,
+    throw refuse('INVALID_INPUT', `N^2*steps = ${N * N * steps} exceeds the work limit ${FLOW_WORK_LIMIT}; lower N or steps`,
       { field: 'steps', max: Math.floor(FLOW_WORK_LIMIT / (N * N)) });
   }
   const g = makeGrid(N);
@@ -286,7 +286,7 @@ export const run: SolverRun<FlowInput> = (inp, ctx): SolverOutput => {
     if (step % stride === 0 || step === steps) {
       const t = step * dt;
       const pk = peakSpeed(g, u, v);
-      if (!Number.isFinite(pk)) throw new SolverRefusal('UNSTABLE', `the velocity became non-finite at step ${step}`);
+      if (!Number.isFinite(pk)) throw refuse('UNSTABLE', `the velocity became non-finite at step ${step}`);
       ts.push(t); peaks.push(pk); refs.push(peak0 * Math.exp(-2 * visc * t));
     }
     if (step % progressEvery === 0) ctx.progress(step / steps);

@@ -31,7 +31,7 @@
 // value and `result` reports both. The statistical bound is three binned errors.
 import { z } from 'zod';
 import type { SolverDescriptor, SolverRun } from './types.ts';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 import { besselI1OverI0, besselIRatios } from './lib/special.ts';
 import { FastRng } from './lib/rng.ts';
 
@@ -121,7 +121,7 @@ export const run: SolverRun = (input, ctx) => {
   const V = L * L;
   const linkUpdates = 2 * V * (sweeps + therm);
   if (linkUpdates > MAX_LINK_UPDATES) {
-    throw new SolverRefusal('INVALID_INPUT', `2·L²·(sweeps + therm) = ${linkUpdates} link updates exceeds the budget of ${MAX_LINK_UPDATES}; lower L, sweeps or therm`, { limit: MAX_LINK_UPDATES, requested: linkUpdates });
+    throw refuse('INVALID_INPUT', `2·L²·(sweeps + therm) = ${linkUpdates} link updates exceeds the budget of ${MAX_LINK_UPDATES}; lower L, sweeps or therm`, { limit: MAX_LINK_UPDATES, requested: linkUpdates });
   }
   const rng = new FastRng(input.seed ?? ctx.seed);
   // link (site, μ) at index 2·site + μ; site = x + L·y; μ = 0 (x direction), 1 (y direction)

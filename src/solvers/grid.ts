@@ -16,7 +16,7 @@
 // (not from B), must be at most 1e-9 pu.
 import { z } from 'zod';
 import type { SolverDescriptor, SolverRun } from './types.ts';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 import { createRng } from './lib/rng.ts';
 
 export const descriptor: SolverDescriptor = {
@@ -99,7 +99,7 @@ export interface Network {
 export function buildNetwork(N: number, chords: number, reactance: number, seed: number): Network {
   const maxChords = (N * (N - 3)) / 2;
   if (chords > maxChords) {
-    throw new SolverRefusal('INVALID_INPUT', `chords must be at most N(N−3)/2 = ${maxChords} for N = ${N}`, { issues: [{ path: 'chords', message: `at most ${maxChords}` }] });
+    throw refuse('INVALID_INPUT', `chords must be at most N(N−3)/2 = ${maxChords} for N = ${N}`, { issues: [{ path: 'chords', message: `at most ${maxChords}` }] });
   }
   const rng = createRng(seed);
   const lines = N + chords;
@@ -138,7 +138,7 @@ export function solveDcFlow(net: Network): { theta: Float64Array; flow: Float64A
     if (i >= 0 && j >= 0) { B[i * n + j] -= y; B[j * n + i] -= y; }
   }
   const A = Float64Array.from(B);
-  if (!cholesky(A, n)) throw new SolverRefusal('SHAPE_REFUSED', 'the reduced susceptance matrix is not positive definite (disconnected network)');
+  if (!cholesky(A, n)) throw refuse('SHAPE_REFUSED', 'the reduced susceptance matrix is not positive definite (disconnected network)');
   const th = new Float64Array(n);
   for (let i = 0; i < n; i++) th[i] = P[i + 1];
   choleskySolve(A, n, th);

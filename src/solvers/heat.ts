@@ -17,7 +17,7 @@
 // g^steps (g the von Neumann amplification factor of the mode): the run must match it to rounding,
 // and the remaining gap to the continuous reference is the O(dx², dt²) truncation error.
 import { z } from 'zod';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverRun, SolverOutput, Stability } from './types.ts';
 import { factorConstantTridiagonal, solveFactored, solveFactoredBatch } from './lib/tridiag.ts';
 import { relErrPct } from './lib/precision.ts';
@@ -123,11 +123,11 @@ export const run: SolverRun<HeatInput> = (inp, ctx): SolverOutput => {
   const kx = oneD ? inp.mode : inp.kx;
   const ky = oneD ? 0 : inp.ky;
   if (kx >= nx) {
-    throw new SolverRefusal('INVALID_INPUT', `${oneD ? 'mode' : 'kx'} must be below nx (${nx}): the grid cannot represent sin(${kx}·π·x)`,
+    throw refuse('INVALID_INPUT', `${oneD ? 'mode' : 'kx'} must be below nx (${nx}): the grid cannot represent sin(${kx}·π·x)`,
       { field: oneD ? 'mode' : 'kx', max: nx - 1 });
   }
   if (!oneD && ky >= ny) {
-    throw new SolverRefusal('INVALID_INPUT', `ky must be below ny (${ny}): the grid cannot represent sin(${ky}·π·y)`, { field: 'ky', max: ny - 1 });
+    throw refuse('INVALID_INPUT', `ky must be below ny (${ny}): the grid cannot represent sin(${ky}·π·y)`, { field: 'ky', max: ny - 1 });
   }
   const { alpha, dt, steps } = inp;
   const dx = 1 / nx;
@@ -143,7 +143,7 @@ export const run: SolverRun<HeatInput> = (inp, ctx): SolverOutput => {
     name: oneD ? 'r = alpha*dt/dx^2' : 'r = alpha*dt*(1/dx^2+1/dy^2)',
   };
   if (explicit && r > 0.5) {
-    throw new SolverRefusal('UNSTABLE',
+    throw refuse('UNSTABLE',
       `explicit FTCS is unstable: r = alpha*dt*(${oneD ? '1/dx^2' : '1/dx^2+1/dy^2'}) = ${r} exceeds 1/2; lower dt, or use method "implicit"`,
       { stability });
   }
@@ -242,7 +242,7 @@ export const run: SolverRun<HeatInput> = (inp, ctx): SolverOutput => {
   const reference = Math.exp(-rate * t);
   const discrete = Math.pow(g, steps);
   if (!Number.isFinite(value)) {
-    throw new SolverRefusal('UNSTABLE', 'the run produced a non-finite amplitude', { stability });
+    throw refuse('UNSTABLE', 'the run produced a non-finite amplitude', { stability });
   }
   const errorPct = relErrPct(value, reference);
   const boundPct = 0.1;

@@ -26,7 +26,7 @@ import { createRng } from './lib/rng.ts';
 import * as M from './lib/smallmat.ts';
 import type { Mat } from './lib/smallmat.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 
 const finite = z.number().min(-1e6).max(1e6);
 const matrix = z.union([finite, z.array(z.array(finite).min(1).max(4)).min(1).max(4)]);
@@ -171,24 +171,24 @@ export const run: SolverRun<KalmanInput> = (inp, ctx): SolverOutput => {
   const P0 = inp.P0 !== undefined ? M.fromNested(inp.P0) : M.identity(n);
   const steps = inp.steps;
 
-  if (!M.isSymmetric(Q, 1e-10)) throw new SolverRefusal('INVALID_INPUT', 'Q must be symmetric');
-  if (!M.isSymmetric(P0, 1e-10)) throw new SolverRefusal('INVALID_INPUT', 'P0 must be symmetric');
-  if (!M.isPositiveDefinite(R)) throw new SolverRefusal('INVALID_INPUT', 'R must be symmetric positive definite');
+  if (!M.isSymmetric(Q, 1e-10)) throw refuse('INVALID_INPUT', 'Q must be symmetric');
+  if (!M.isSymmetric(P0, 1e-10)) throw refuse('INVALID_INPUT', 'P0 must be symmetric');
+  if (!M.isPositiveDefinite(R)) throw refuse('INVALID_INPUT', 'R must be symmetric positive definite');
   const LQ = M.cholesky(Q);
-  if (!LQ) throw new SolverRefusal('INVALID_INPUT', 'Q must be positive semidefinite');
+  if (!LQ) throw refuse('INVALID_INPUT', 'Q must be positive semidefinite');
   const LR = M.cholesky(R)!;
-  if (!M.cholesky(P0)) throw new SolverRefusal('INVALID_INPUT', 'P0 must be positive semidefinite');
+  if (!M.cholesky(P0)) throw refuse('INVALID_INPUT', 'P0 must be positive semidefinite');
 
   // independent reference: the stabilizing DARE solution
   const dare = solveDare(F, H, Q, R);
   if (!dare) {
-    throw new SolverRefusal('INVALID_INPUT', 'the Riccati equation has no steady state: (F, H) is not detectable (an unstable mode is unobserved)');
+    throw refuse('INVALID_INPUT', 'the Riccati equation has no steady state: (F, H) is not detectable (an unstable mode is unobserved)');
   }
   const ref = measurementUpdate(dare.X, H, R);
   const closedLoop = M.mul(F, M.sub(M.identity(n), M.mul(ref.K, H)));
   const rhoClosed = M.spectralRadius(closedLoop);
   if (!(rhoClosed < 1 - 1e-9)) {
-    throw new SolverRefusal('INVALID_INPUT', `no stabilizing Riccati solution: the steady-state filter's error dynamics F(I - KH) have spectral radius ${rhoClosed.toPrecision(6)} >= 1 ((F, Q) not stabilizable or (F, H) not detectable)`, { spectralRadius: rhoClosed });
+    throw refuse('INVALID_INPUT', `no stabilizing Riccati solution: the steady-state filter's error dynamics F(I - KH) have spectral radius ${rhoClosed.toPrecision(6)} >= 1 ((F, Q) not stabilizable or (F, H) not detectable)`, { spectralRadius: rhoClosed });
   }
 
   // simulation and filter; every matrix of the loop is allocated once here
@@ -238,7 +238,7 @@ export const run: SolverRun<KalmanInput> = (inp, ctx): SolverOutput => {
     M.mul(H, Pprior, HP);
     M.mul(HP, Ht, S);
     M.add(S, R, S);
-    if (!M.solve(S, HP, KT, work)) throw new SolverRefusal('UNSTABLE', `innovation covariance became singular at step ${k}`);
+    if (!M.solve(S, HP, KT, work)) throw refuse('UNSTABLE', `innovation covariance became singular at step ${k}`);
     M.transpose(KT, K);
     // state update with the innovation z - H x⁻
     M.mul(H, xhat, Hx);
@@ -271,7 +271,7 @@ export const run: SolverRun<KalmanInput> = (inp, ctx): SolverOutput => {
       recentred++;
     }
     if (!Number.isFinite(M.maxAbs(P)) || !Number.isFinite(M.maxAbs(e))) {
-      throw new SolverRefusal('UNSTABLE', `the filter diverged at step ${k}`);
+      throw refuse('UNSTABLE', `the filter diverged at step ${k}`);
     }
     if (k % stride === 0 || k === steps) {
       kS.push(k); trS.push(M.trace(P));

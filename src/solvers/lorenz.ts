@@ -22,7 +22,7 @@
 import { z } from 'zod';
 import { rk4Step, rk4Workspace } from './lib/ode.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 
 /** steps between renormalisations (of both the tangent vectors and the twin) */
 const RENORM_EVERY = 10;
@@ -123,7 +123,7 @@ export const run: SolverRun<LorenzInput> = (inp, ctx): SolverOutput => {
     if (jn > maxJNorm) maxJNorm = jn;
     if (k % RENORM_EVERY === 0 || k === steps) {
       if (!Number.isFinite(x + y + z) || Math.abs(x) + Math.abs(y) + Math.abs(z) > 1e8) {
-        throw new SolverRefusal('UNSTABLE', `the trajectory overflowed at step ${k}; reduce dt`, {
+        throw refuse('UNSTABLE', `the trajectory overflowed at step ${k}; reduce dt`, {
           stability: { number: h * maxJNorm, limit: 2.78, stable: false },
         });
       }

@@ -18,7 +18,7 @@ import { z } from 'zod';
 import { rk4Step, rk4Workspace } from './lib/ode.ts';
 import { compositionWeights } from './lib/symplectic.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 
 const MAX_STEPS = 5_000_000;
 
@@ -97,7 +97,7 @@ export const run: SolverRun<LotkaInput> = (inp, ctx): SolverOutput => {
   const progressEvery = Math.max(1, Math.floor(steps / 20));
 
   const unstable = (k: number): never => {
-    throw new SolverRefusal('UNSTABLE', `the integration left the positive quadrant or overflowed at step ${k}; reduce dt`, {
+    throw refuse('UNSTABLE', `the integration left the positive quadrant or overflowed at step ${k}; reduce dt`, {
       stability: { number: stabilityNumber, limit: 2.78, stable: false },
     });
   };

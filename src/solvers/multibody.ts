@@ -21,7 +21,7 @@
 // √(G(m_i + m_j)/r³) seen along the run (gravity) or a Gershgorin bound on the normal-mode
 // frequencies (oscillators). A run that produces non-finite numbers is refused as UNSTABLE.
 import { z } from 'zod';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { rk4Step, rk4Workspace } from './lib/ode.ts';
 import { Modulation, buoyantGravity, operatorWeights, type LocationName, type MediumName } from './solve.ts';
@@ -105,9 +105,9 @@ function toVec3(v: number[] | undefined): [number, number, number] {
 
 function stepCount(tMax: number, dt: number, pairs: number): number {
   const steps = Math.ceil(tMax / dt - 1e-9);
-  if (!(steps >= 1)) throw new SolverRefusal('INVALID_INPUT', 'tMax/dt must give at least one step');
-  if (steps > MAX_STEPS) throw new SolverRefusal('INVALID_INPUT', `tMax/dt = ${steps} steps exceeds the limit of ${MAX_STEPS}; raise dt or lower tMax`, { steps, maxSteps: MAX_STEPS });
-  if (steps * pairs > MAX_PAIR_STEPS) throw new SolverRefusal('INVALID_INPUT', `steps x pairs = ${steps * pairs} exceeds the limit of ${MAX_PAIR_STEPS}; raise dt or lower tMax`, { steps, pairs, maxPairSteps: MAX_PAIR_STEPS });
+  if (!(steps >= 1)) throw refuse('INVALID_INPUT', 'tMax/dt must give at least one step');
+  if (steps > MAX_STEPS) throw refuse('INVALID_INPUT', `tMax/dt = ${steps} steps exceeds the limit of ${MAX_STEPS}; raise dt or lower tMax`, { steps, maxSteps: MAX_STEPS });
+  if (steps * pairs > MAX_PAIR_STEPS) throw refuse('INVALID_INPUT', `steps x pairs = ${steps * pairs} exceeds the limit of ${MAX_PAIR_STEPS}; raise dt or lower tMax`, { steps, pairs, maxPairSteps: MAX_PAIR_STEPS });
   return steps;
 }
 
@@ -136,7 +136,7 @@ function runGravity(inp: MultibodyInput, progress: (f: number) => void): SolverO
   for (let i = 0; i < N; i++) for (let j = i + 1; j < N; j++) {
     const dx = y[3 * j] - y[3 * i], dy = y[3 * j + 1] - y[3 * i + 1], dz = y[3 * j + 2] - y[3 * i + 2];
     if (dx * dx + dy * dy + dz * dz + eps2 === 0) {
-      throw new SolverRefusal('INVALID_INPUT', `bodies ${i} and ${j} share a position and pairwiseSoftening is 0: the force is infinite`);
+      throw refuse('INVALID_INPUT', `bodies ${i} and ${j} share a position and pairwiseSoftening is 0: the force is infinite`);
     }
   }
   // fastest pair time and default step
@@ -232,7 +232,7 @@ function runGravity(inp: MultibodyInput, progress: (f: number) => void): SolverO
       const r = maxPairRate(y);
       if (r > rateMax) rateMax = r;
       if (!Number.isFinite(series.energy[series.energy.length - 1])) {
-        throw new SolverRefusal('UNSTABLE', `the N-body integration blew up near t = ${k * h} s (close encounter); reduce dt or raise pairwiseSoftening`,
+        throw refuse('UNSTABLE', `the N-body integration blew up near t = ${k * h} s (close encounter); reduce dt or raise pairwiseSoftening`,
           { stability: { number: h * rateMax, limit: RK4_IMAG_LIMIT, stable: false } });
       }
     }
@@ -425,7 +425,7 @@ function runOscillators(inp: MultibodyInput, progress: (f: number) => void): Sol
   }
   const stabNumber = h * Math.sqrt(w2max);
   const stability = { number: stabNumber, limit: RK4_IMAG_LIMIT, stable: stabNumber < RK4_IMAG_LIMIT, name: 'dt*sqrt(Gershgorin bound on the normal-mode frequency^2) vs the RK4 imaginary-axis limit' };
-  if (!stability.stable) throw new SolverRefusal('UNSTABLE', `RK4 step outside its stability region: dt*omega_max = ${stabNumber}`, { stability });
+  if (!stability.stable) throw refuse('UNSTABLE', `RK4 step outside its stability region: dt*omega_max = ${stabNumber}`, { stability });
 
   const H0 = hamiltonian(y, 0);
   const p0 = momentum(y);
@@ -446,7 +446,7 @@ function runOscillators(inp: MultibodyInput, progress: (f: number) => void): Sol
     if (k === marks[next]) {
       sample(k); next++;
       if (!Number.isFinite(series.energy[series.energy.length - 1])) {
-        throw new SolverRefusal('UNSTABLE', `the oscillator integration blew up near t = ${k * h} s`, { stability });
+        throw refuse('UNSTABLE', `the oscillator integration blew up near t = ${k * h} s`, { stability });
       }
     }
     if (k % progressEvery === 0) progress(k / steps);

@@ -25,7 +25,7 @@
 // percent of max(1, ‖x*‖). There is no stability condition; descent is monotone in f.
 import { z } from 'zod';
 import type { SolverDescriptor, SolverRun } from './types.ts';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 import { createRng } from './lib/rng.ts';
 
 export const descriptor: SolverDescriptor = {
@@ -258,10 +258,10 @@ export const run: SolverRun = (input, ctx) => {
   const fn: Fn = input.fn;
   const d: number = input.dim;
   if (fn === 'beale' && d !== 2) {
-    throw new SolverRefusal('INVALID_INPUT', 'beale is defined in 2 dimensions only: dim must be 2', { issues: [{ path: 'dim', message: 'must be 2 for beale' }] });
+    throw refuse('INVALID_INPUT', 'beale is defined in 2 dimensions only: dim must be 2', { issues: [{ path: 'dim', message: 'must be 2 for beale' }] });
   }
   if (fn === 'rosenbrock' && d < 2) {
-    throw new SolverRefusal('INVALID_INPUT', 'rosenbrock needs at least 2 dimensions', { issues: [{ path: 'dim', message: 'must be at least 2 for rosenbrock' }] });
+    throw refuse('INVALID_INPUT', 'rosenbrock needs at least 2 dimensions', { issues: [{ path: 'dim', message: 'must be at least 2 for rosenbrock' }] });
   }
   const seed: number = input.seed ?? ctx.seed;
   const x0 = startPoint(fn, d, input.start, seed);

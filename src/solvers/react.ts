@@ -16,7 +16,7 @@
 // time-integrated reaction term Σ_n dt·Σ_cells R_u(u^n, v^n), accumulated during the run;
 // precision.errorPct is the relative mismatch (scaled by the integrated |R_u|).
 import { z } from 'zod';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverRun, SolverOutput, Stability } from './types.ts';
 import { createRng } from './lib/rng.ts';
 
@@ -149,7 +149,7 @@ export const run: SolverRun<ReactInput> = (inp, ctx): SolverOutput => {
   const gray = inp.model === 'gray-scott';
   const { N, steps } = inp;
   if (N * N * steps > REACT_WORK_LIMIT) {
-    throw new SolverRefusal('INVALID_INPUT', `N^2*steps = ${N * N * steps} exceeds the work limit ${REACT_WORK_LIMIT}; lower N or steps`,
+    throw refuse('INVALID_INPUT', `N^2*steps = ${N * N * steps} exceeds the work limit ${REACT_WORK_LIMIT}; lower N or steps`,
       { field: 'steps', max: Math.floor(REACT_WORK_LIMIT / (N * N)) });
   }
   const L = gray ? 2.5 : 200;
@@ -163,7 +163,7 @@ export const run: SolverRun<ReactInput> = (inp, ctx): SolverOutput => {
   const number = Dmax * dt / (dx * dx);
   const stability: Stability = { number, limit: 0.25, stable: number <= 0.25, name: 'max(Du,Dv)*dt/dx^2' };
   if (number > 0.25) {
-    throw new SolverRefusal('UNSTABLE',
+    throw refuse('UNSTABLE',
       `explicit reaction-diffusion is unstable: D*dt/dx^2 = ${number} exceeds 1/4 (dx = ${dx}); lower dt or D`, { stability });
   }
   const m: ModelParams = { gray, F: inp.F, k: inp.k, eps: inp.epsilon, a: inp.a, b: inp.b, I: inp.I };
@@ -219,7 +219,7 @@ export const run: SolverRun<ReactInput> = (inp, ctx): SolverOutput => {
     if (s % stride === 0 || s === steps) {
       const mean = total(u) / n;
       if (!Number.isFinite(mean) || !Number.isFinite(total(v))) {
-        throw new SolverRefusal('UNSTABLE', `the reaction terms blew up at step ${s} (dt = ${dt} is too large for the kinetics)`,
+        throw refuse('UNSTABLE', `the reaction terms blew up at step ${s} (dt = ${dt} is too large for the kinetics)`,
           { stability: { ...stability, stable: false } });
       }
       ts.push(s * dt); means.push(mean);

@@ -27,7 +27,7 @@
 import { z } from 'zod';
 import { tridiagonalEigenvalues } from './lib/sturm.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 
 const input = z.strictObject({
   potential: z.enum(['harmonic', 'box', 'finite-well']).default('harmonic'),
@@ -137,7 +137,7 @@ export const run: SolverRun<SchrodingerInput> = (inp, ctx): SolverOutput => {
   const L = inp.L ?? (potential === 'harmonic' ? Math.max(20, 2 * (Math.sqrt(2 * n + 1) + 8)) : potential === 'box' ? 1 : 2);
   const ref = analyticLevel({ potential, L, V0 }, n);
   if (!Number.isFinite(ref)) {
-    throw new SolverRefusal('INVALID_INPUT', `level n = ${n} is not bound in this potential`, { n });
+    throw refuse('INVALID_INPUT', `level n = ${n} is not bound in this potential`, { n });
   }
   let halfDomain = L / 2;
   if (potential === 'finite-well') {

@@ -24,7 +24,7 @@
 // negative real axis for drag, 2√2 on the imaginary axis for oscillation); the number is reported
 // and a run beyond it is refused as UNSTABLE.
 import { z } from 'zod';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { rk4Step, rk4Workspace } from './lib/ode.ts';
 import { jacobi } from './lib/elliptic.ts';
@@ -249,7 +249,7 @@ function buildProblem(inp: SolveInput, tMax: number, dt: number): Problem {
   const m = inp.mass;
   if (inp.referenceMode === 'free-fall') {
     const h = inp.position ?? 100;
-    if (!(h > 0)) throw new SolverRefusal('INVALID_INPUT', `free-fall needs a drop height position > 0 m, got ${h}`);
+    if (!(h > 0)) throw refuse('INVALID_INPUT', `free-fall needs a drop height position > 0 m, got ${h}`);
     const rhoF = mediumDensity(inp.medium, inp.location);
     const g = buoyantGravity(inp.location, inp.medium);
     const radius = Math.cbrt((3 * m) / (4 * Math.PI * OBJECT_DENSITY));
@@ -292,7 +292,7 @@ function buildProblem(inp: SolveInput, tMax: number, dt: number): Problem {
   }
   if (inp.referenceMode === 'shm') {
     const x0 = inp.position ?? 0.1;
-    if (x0 === 0) throw new SolverRefusal('INVALID_INPUT', 'shm needs a non-zero amplitude position (m)');
+    if (x0 === 0) throw refuse('INVALID_INPUT', 'shm needs a non-zero amplitude position (m)');
     const g = buoyantGravity(inp.location, inp.medium);
     const w = Math.sqrt(g / PENDULUM_LENGTH);
     const w2 = w * w;
@@ -310,7 +310,7 @@ function buildProblem(inp: SolveInput, tMax: number, dt: number): Problem {
   }
   if (inp.referenceMode === 'gravity') {
     const hAlt = inp.position ?? 1e5;
-    if (!(hAlt > 0)) throw new SolverRefusal('INVALID_INPUT', `gravity needs an altitude position > 0 m, got ${hAlt}`);
+    if (!(hAlt > 0)) throw refuse('INVALID_INPUT', `gravity needs an altitude position > 0 m, got ${hAlt}`);
     const GM = loc.GM, R = loc.radius, r0 = R + hAlt;
     const T0 = Math.sqrt((r0 * r0 * r0) / (2 * GM));
     // fallen distance s = r0 sin²η at t = T0·(η + sin η cos η)
@@ -357,7 +357,7 @@ function buildProblem(inp: SolveInput, tMax: number, dt: number): Problem {
   }
   // model: the master-field oscillator
   const x0 = inp.position ?? 0.5;
-  if (x0 === 0) throw new SolverRefusal('INVALID_INPUT', 'model needs a non-zero amplitude position (m)');
+  if (x0 === 0) throw refuse('INVALID_INPUT', 'model needs a non-zero amplitude position (m)');
   const w2 = OMEGA_PULSE * OMEGA_PULSE;
   const cubic = w2 / (FIELD_SCALE * FIELD_SCALE);
   const Om = Math.sqrt(w2 + cubic * x0 * x0);
@@ -451,7 +451,7 @@ export const run: SolverRun<SolveInput> = (inp, ctx) => {
 
   const problem = buildProblem(inp, tMax, dt);
   if (!problem.stability.stable) {
-    throw new SolverRefusal('UNSTABLE', `RK4 step outside its stability region: ${problem.stability.name} = ${problem.stability.number}`, { stability: problem.stability });
+    throw refuse('UNSTABLE', `RK4 step outside its stability region: ${problem.stability.name} = ${problem.stability.number}`, { stability: problem.stability });
   }
   const grid = buildGrid(problem, dt);
   const ow = operatorWeights(inp.koSettings, {
@@ -533,7 +533,7 @@ export const run: SolverRun<SolveInput> = (inp, ctx) => {
     const why = floorPct !== null && floorPct > BOUND_PCT
       ? `; the integration error alone is ${floorPct.toPrecision(3)} %, reduce dt`
       : '';
-    throw new SolverRefusal('PRECISION_REFUSED',
+    throw refuse('PRECISION_REFUSED',
       `autotuning did not reach the ${BOUND_PCT} % bound in ${iterations} iteration(s): best deviation ${bestPct === null ? 'non-finite' : bestPct.toPrecision(4) + ' %'}${why}; nothing was sealed`,
       { bestDeviationPct: bestPct, boundPct: BOUND_PCT, iterations, stalled, beta: best.beta, weightScale: best.scale, integrationFloorPct: floorPct, history });
   }

@@ -15,7 +15,7 @@
 // (linearly interpolated) over the second half of the run (stopping early if the front nears the far
 // end). Reference: 2·√(r·D). result.bramsonCorrectedSpeed adds back the 3/(2λ)·d(ln t)/dt drift.
 import { z } from 'zod';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverRun, SolverOutput } from './types.ts';
 import { factorTridiagonal, solveFactored } from './lib/tridiag.ts';
 import { relErrPct } from './lib/precision.ts';
@@ -110,11 +110,11 @@ export const run: SolverRun<TumorInput> = (inp, ctx): SolverOutput => {
   const dt = tMax / steps;
   const rho = D * dt / (dx * dx);
   if (!Number.isFinite(rho) || !Number.isFinite(cStar)) {
-    throw new SolverRefusal('INVALID_INPUT', 'D, r, L, N and tMax give a non-finite discretisation', { field: 'D' });
+    throw refuse('INVALID_INPUT', 'D, r, L, N and tMax give a non-finite discretisation', { field: 'D' });
   }
   // Past ~1e10 the identity in I − ρ/2·δ² drowns in rounding and the Thomas pivots cancel to zero.
   if (rho > 1e10) {
-    throw new SolverRefusal('INVALID_INPUT',
+    throw refuse('INVALID_INPUT',
       `D*dt/dx^2 = ${rho} (dt = ${dt}, dx = ${dx}) is beyond what the diffusion step can resolve; lower N or tMax, or raise L`,
       { field: 'N', diffusionNumber: rho });
   }
@@ -157,7 +157,7 @@ export const run: SolverRun<TumorInput> = (inp, ctx): SolverOutput => {
   const measurable = cnt >= 3 && den > 0 && tLast > 0;
   const speed = measurable ? (cnt * sTX - sT * sX) / den : NaN;
   if (!measurable || !Number.isFinite(speed)) {
-    throw new SolverRefusal('INVALID_INPUT',
+    throw refuse('INVALID_INPUT',
       'the front could not be measured: it reached the far end too early (raise L or lower tMax) or the run is too short',
       { field: 'tMax' });
   }

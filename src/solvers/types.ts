@@ -15,6 +15,8 @@ export interface Precision {
   withinBound: boolean;
   /** the reference value itself, when it is a number */
   referenceValue?: number;
+  /** the certificate that was checked, for user problems: 'model', 'drat', 'mismatch', 'kkt', 'error-estimate' */
+  certificate?: string;
 }
 
 export interface Stability {
@@ -69,15 +71,3 @@ export interface SolverDescriptor<S extends z.ZodType = z.ZodType> {
 }
 
 export type SolverRun<I = any> = (input: I, ctx: SolverContext) => SolverOutput;
-
-/** A solver refuses by throwing this (it crosses the worker boundary as data). */
-export class SolverRefusal extends Error {
-  readonly code: 'UNSTABLE' | 'PRECISION_REFUSED' | 'SHAPE_REFUSED' | 'INVALID_INPUT' | 'DIMENSIONAL_GATE';
-  readonly details?: Record<string, unknown>;
-  constructor(code: SolverRefusal['code'], message: string, details?: Record<string, unknown>) {
-    super(message);
-    this.name = 'SolverRefusal';
-    this.code = code;
-    this.details = details;
-  }
-}

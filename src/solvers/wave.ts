@@ -19,7 +19,7 @@
 // measures the mode's angular frequency from the zero crossings of its amplitude and compares it
 // with the analytic c·π·√(kx² + ky²) (result.frequency).
 import { z } from 'zod';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverRun, SolverOutput, Stability } from './types.ts';
 import { relErrPct } from './lib/precision.ts';
 
@@ -181,7 +181,7 @@ function frequencyFromCrossings(ts: Float64Array, as: Float64Array, count: numbe
 export const run: SolverRun<WaveInput> = (inp, ctx): SolverOutput => {
   const variant = inp.dim === 1 ? 'wave1d' : inp.mode;
   if (inp.dim === 1 && inp.mode === 'maxwell') {
-    throw new SolverRefusal('INVALID_INPUT', 'mode "maxwell" is the 2-D TE Yee scheme: it cannot run with dim 1', { field: 'dim' });
+    throw refuse('INVALID_INPUT', 'mode "maxwell" is the 2-D TE Yee scheme: it cannot run with dim 1', { field: 'dim' });
   }
   const oneD = variant === 'wave1d';
   const nx = inp.nx;
@@ -189,10 +189,10 @@ export const run: SolverRun<WaveInput> = (inp, ctx): SolverOutput => {
   const kx = oneD ? inp.mode_k : inp.kx;
   const ky = oneD ? 0 : inp.ky;
   if (kx >= nx) {
-    throw new SolverRefusal('INVALID_INPUT', `${oneD ? 'mode_k' : 'kx'} must be below nx (${nx})`, { field: oneD ? 'mode_k' : 'kx', max: nx - 1 });
+    throw refuse('INVALID_INPUT', `${oneD ? 'mode_k' : 'kx'} must be below nx (${nx})`, { field: oneD ? 'mode_k' : 'kx', max: nx - 1 });
   }
   if (!oneD && ky >= ny) {
-    throw new SolverRefusal('INVALID_INPUT', `ky must be below ny (${ny})`, { field: 'ky', max: ny - 1 });
+    throw refuse('INVALID_INPUT', `ky must be below ny (${ny})`, { field: 'ky', max: ny - 1 });
   }
   const maxwell = variant === 'maxwell';
   const c = maxwell ? 1 / Math.sqrt(inp.eps * inp.mu) : inp.c;
@@ -208,7 +208,7 @@ export const run: SolverRun<WaveInput> = (inp, ctx): SolverOutput => {
     name: oneD ? 'c*dt/dx' : 'c*dt*sqrt(1/dx^2+1/dy^2)',
   };
   if (courant > 1) {
-    throw new SolverRefusal('UNSTABLE', `leapfrog is unstable: Courant number ${courant} exceeds 1; lower dt`, { stability });
+    throw refuse('UNSTABLE', `leapfrog is unstable: Courant number ${courant} exceeds 1; lower dt`, { stability });
   }
   const steps = inp.steps;
   const omega = c * Math.PI * Math.sqrt(kx * kx + ky * ky);
@@ -300,7 +300,7 @@ export const run: SolverRun<WaveInput> = (inp, ctx): SolverOutput => {
     if (d > maxDrift) maxDrift = d;
   }
   if (!Number.isFinite(value) || !Number.isFinite(maxDrift)) {
-    throw new SolverRefusal('UNSTABLE', 'the run produced a non-finite energy', { stability });
+    throw refuse('UNSTABLE', 'the run produced a non-finite energy', { stability });
   }
   let omegaMeasured = frequencyFromCrossings(ampT, amps, steps + 1);
   let freqMethod = 'zero crossings';

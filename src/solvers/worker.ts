@@ -35,7 +35,6 @@ export default async function runTask(task: WorkerTask) {
     const output = mod.run(task.input, { seed: task.seed, now: task.now, progress });
     return { ok: true, output };
   } catch (e: any) {
-    if (e && e.name === 'SolverRefusal') return { ok: false, refusal: { code: e.code, message: e.message, details: e.details } };
     if (e && e.name === 'SvcError') return { ok: false, refusal: { code: e.code, message: e.message, details: e.details } };
     // Any other exception means the method could not compute this input (an overflow deep in a
     // special function, a degenerate configuration): like a run that blows up, it is refused with

@@ -39,7 +39,7 @@
 // followed with adaptive steps. N(T) computed this way is an integer to ~1e-9 and must equal the count.
 import { z } from 'zod';
 import type { SolverDescriptor, SolverRun } from './types.ts';
-import { SolverRefusal } from './types.ts';
+import { refuse } from '../core/errors.ts';
 import { siegelTheta, siegelThetaPrime, siegelThetaStep } from './lib/special.ts';
 
 export const descriptor: SolverDescriptor = {
@@ -552,7 +552,7 @@ export const run: SolverRun = (input, ctx) => {
     ctx.progress(Math.min(0.9, (gram[j] / T) * 0.9));
   }
   if (failedBlocks > 0) {
-    throw new SolverRefusal('PRECISION_REFUSED', `${failedBlocks} Rosser block(s) below T = ${T} did not show their expected sign changes after ${2 ** MAX_REFINE}-fold refinement`, { failedBlocks });
+    throw refuse('PRECISION_REFUSED', `${failedBlocks} Rosser block(s) below T = ${T} did not show their expected sign changes after ${2 ** MAX_REFINE}-fold refinement`, { failedBlocks });
   }
 
   const largestZeroBelowT = haveLast ? refineZero(lastA, lastZA, lastB, lastZB) : null;

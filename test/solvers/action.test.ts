@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { descriptor, run } from '../../src/solvers/action.ts';
-import { SolverRefusal } from '../../src/solvers/types.ts';
+import { SvcError } from '../../src/core/errors.ts';
 
 const ctx = { seed: 1, progress() {} };
 const solve = (body: Record<string, unknown>) => run(descriptor.input.parse(body), ctx);
@@ -77,11 +77,11 @@ test('pendulum: energy lambda(1 - cos q0) conserved and the large-amplitude peri
 
 test('unstable step on the oscillator is refused with the stability number', () => {
   assert.throws(() => solve({ system: 'oscillator', omega: 10, dt: 0.2, order: 4 }), (e: unknown) =>
-    e instanceof SolverRefusal && e.code === 'UNSTABLE' && (e.details as any).stability.number === 2);
+    e instanceof SvcError && e.code === 'UNSTABLE' && (e.details as any).stability.number === 2);
 });
 
 test('a Kepler step far too large blows up and is refused', () => {
-  assert.throws(() => solve({ eccentricity: 0.98, dt: 0.5, steps: 2000, order: 2 }), (e: unknown) => e instanceof SolverRefusal && e.code === 'UNSTABLE');
+  assert.throws(() => solve({ eccentricity: 0.98, dt: 0.5, steps: 2000, order: 2 }), (e: unknown) => e instanceof SvcError && e.code === 'UNSTABLE');
 });
 
 test('bounds: steps 10..2,000,000, sample 2..500, eccentricity 0..0.98, order in {2,4,6,8}', () => {
@@ -94,8 +94,8 @@ test('bounds: steps 10..2,000,000, sample 2..500, eccentricity 0..0.98, order in
 });
 
 test('q0/p0 shape must match the system', () => {
-  assert.throws(() => solve({ system: 'kepler', q0: [1, 0] }), (e: unknown) => e instanceof SolverRefusal && e.code === 'INVALID_INPUT');
-  assert.throws(() => solve({ system: 'oscillator', q0: [1, 0] }), (e: unknown) => e instanceof SolverRefusal && e.code === 'INVALID_INPUT');
+  assert.throws(() => solve({ system: 'kepler', q0: [1, 0] }), (e: unknown) => e instanceof SvcError && e.code === 'INVALID_INPUT');
+  assert.throws(() => solve({ system: 'oscillator', q0: [1, 0] }), (e: unknown) => e instanceof SvcError && e.code === 'INVALID_INPUT');
   const out = solve({ system: 'kepler', q0: [1, 0], p0: [0, 1], steps: 1000, compare: false });
   assert.ok(Math.abs((out.result as any).eccentricity) < 1e-12); // circular orbit
 });

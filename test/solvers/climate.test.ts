@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { descriptor, run, CLIMATE_WORK_LIMIT } from '../../src/solvers/climate.ts';
-import { SolverRefusal } from '../../src/solvers/types.ts';
+import { SvcError } from '../../src/core/errors.ts';
 import { assertFiniteOrRefused } from './util.ts';
 
 const ctx = { seed: 1, progress() {} };
@@ -46,7 +46,7 @@ test('sqrt(g·H)·dt/dx > 1 is refused as UNSTABLE with the number', () => {
   const hmax = H * 1.001;
   const expected = Math.sqrt(g * hmax) * dt * N;
   assert.throws(() => solve({ N, g, H, dt }), (e: unknown) => {
-    assert.ok(e instanceof SolverRefusal);
+    assert.ok(e instanceof SvcError);
     assert.equal(e.code, 'UNSTABLE');
     const st = (e.details as any).stability;
     // the hump peak sits between two cell centres, so h_max is a hair under 1.001·H

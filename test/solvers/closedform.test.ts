@@ -1,14 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as closedform from '../../src/solvers/closedform.ts';
-import { SolverRefusal } from '../../src/solvers/types.ts';
+import { SvcError } from '../../src/core/errors.ts';
 import { ellipK } from '../../src/solvers/lib/elliptic.ts';
 
 const { descriptor, run } = closedform;
 const ctx = { seed: 1, progress() {} };
 const solve = (body: Record<string, unknown>) => run(descriptor.input.parse(body), ctx);
 const refusedWith = (code: string, re?: RegExp) => (e: unknown) =>
-  e instanceof SolverRefusal && e.code === code && (!re || re.test(e.message));
+  e instanceof SvcError && e.code === code && (!re || re.test(e.message));
 
 test('Duffing (hardening, mu2 < 0, lambda < 0) matches its RK4 cross-check to 1e-6', () => {
   const out = solve({ mu2_eff: -1, lambda_eff: -1, phi0: 1, dphi0: 0.3, tEnd: 25 });
@@ -72,7 +72,7 @@ test('unbounded Duffing cases are refused clearly: escape over the barrier, mu2 
 test('shapes phi^2, sqrt and exp are refused by name (SHAPE_REFUSED); an unknown shape is invalid input', () => {
   for (const shape of ['phi^2', 'sqrt', 'exp']) {
     assert.throws(() => solve({ operators: [{ id: 'KO42' }, { id: 'X1', shape }] }),
-      (e: unknown) => e instanceof SolverRefusal && e.code === 'SHAPE_REFUSED' && e.message.includes(shape) && (e.details as any).shape === shape);
+      (e: unknown) => e instanceof SvcError && e.code === 'SHAPE_REFUSED' && e.message.includes(shape) && (e.details as any).shape === shape);
   }
   assert.throws(() => solve({ operators: [{ id: 'X1', shape: 'Phi ^ 2' }] }), refusedWith('SHAPE_REFUSED', /phi\^2/));
   assert.throws(() => solve({ operators: [{ id: 'X1', shape: 'tanh' }] }), refusedWith('INVALID_INPUT', /unknown shape/));
@@ -161,7 +161,7 @@ test('inputs merge under the top-level fields; an unknown inputs key is refused 
   const b = solve({ mu2_eff: -9, inputs: { mu2_eff: -4 } }).result as any;
   assert.equal(b.coefficients.mu2, -9);
   assert.throws(() => solve({ inputs: { mass: 2 } }), (e: unknown) =>
-    e instanceof SolverRefusal && e.code === 'INVALID_INPUT' && /mu2_eff/.test(e.message) && (e.details as any).unknown[0] === 'mass');
+    e instanceof SvcError && e.code === 'INVALID_INPUT' && /mu2_eff/.test(e.message) && (e.details as any).unknown[0] === 'mass');
   assert.throws(() => solve({ inputs: { tEnd: 5000 } }), refusedWith('INVALID_INPUT', /tEnd/));
 });
 

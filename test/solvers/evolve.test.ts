@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { descriptor, run, resolveConfig, initialState, MdSystem } from '../../src/solvers/evolve.ts';
 import { createRng } from '../../src/solvers/lib/rng.ts';
-import { SolverRefusal } from '../../src/solvers/types.ts';
+import { SvcError } from '../../src/core/errors.ts';
 
 const ctx = { seed: 1, progress() {} };
 const solve = (fields: Record<string, unknown>, seed = 1) => run(descriptor.input.parse(fields), { ...ctx, seed });
@@ -155,7 +155,7 @@ test('the initial state has zero momentum, temperature exactly T0 and distinct l
 
 test('a step far too large for the density and temperature is refused as UNSTABLE', () => {
   assert.throws(() => solve({ rho: 1.5, T0: 10, dtSim: 0.02 }),
-    (e: unknown) => e instanceof SolverRefusal && e.code === 'UNSTABLE');
+    (e: unknown) => e instanceof SvcError && e.code === 'UNSTABLE');
 });
 
 test('series: E, KE, PE and T sampled `sample` times; the full 500 when the engine downsamples', () => {

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { descriptor, run, torusPlaquette } from '../../src/solvers/gauge.ts';
 import { besselI1OverI0, besselIRatios } from '../../src/solvers/lib/special.ts';
-import { SolverRefusal } from '../../src/solvers/types.ts';
+import { SvcError } from '../../src/core/errors.ts';
 
 const solve = (body: Record<string, unknown>, seed = 1) => run(descriptor.input.parse(body), { seed, progress() {} });
 
@@ -71,9 +71,9 @@ test('bounds: L 4 to 64 by the schema; an oversized run is refused, not timed ou
   for (const bad of [{ L: 3 }, { L: 65 }, { beta: -1 }, { sweeps: 10 }, { method: 'wolff' }]) {
     assert.equal(descriptor.input.safeParse(bad).success, false, JSON.stringify(bad));
   }
-  assert.throws(() => solve({ L: 64, sweeps: 200_000 }), (e: unknown) => e instanceof SolverRefusal && e.code === 'INVALID_INPUT');
+  assert.throws(() => solve({ L: 64, sweeps: 200_000 }), (e: unknown) => e instanceof SvcError && e.code === 'INVALID_INPUT');
   // the refusal comes before any work, just above the cap of 1.2e8 link updates
-  assert.throws(() => solve({ L: 64, sweeps: 14_500, therm: 200 }), (e: unknown) => e instanceof SolverRefusal && e.code === 'INVALID_INPUT');
+  assert.throws(() => solve({ L: 64, sweeps: 14_500, therm: 200 }), (e: unknown) => e instanceof SvcError && e.code === 'INVALID_INPUT');
 });
 
 test('the binned error is honest: over 40 independent runs the spread of the means matches it', () => {

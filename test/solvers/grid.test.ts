@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { descriptor, run, buildNetwork } from '../../src/solvers/grid.ts';
-import { SolverRefusal } from '../../src/solvers/types.ts';
+import { SvcError } from '../../src/core/errors.ts';
 
 const solve = (body: Record<string, unknown>, seed = 1) => run(descriptor.input.parse(body), { seed, progress() {} });
 type Line = { from: number; to: number; x: number; flow: number };
@@ -87,5 +87,5 @@ test('bounds: N 3 to 300 by the schema; more chords than non-adjacent pairs is r
   for (const bad of [{ N: 2 }, { N: 301 }, { chords: -1 }, { reactance: 0 }, { N: 10.5 }]) {
     assert.equal(descriptor.input.safeParse(bad).success, false, JSON.stringify(bad));
   }
-  assert.throws(() => solve({ N: 5, chords: 6 }), (e: unknown) => e instanceof SolverRefusal && e.code === 'INVALID_INPUT');
+  assert.throws(() => solve({ N: 5, chords: 6 }), (e: unknown) => e instanceof SvcError && e.code === 'INVALID_INPUT');
 });

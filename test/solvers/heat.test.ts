@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { descriptor, run } from '../../src/solvers/heat.ts';
-import { SolverRefusal } from '../../src/solvers/types.ts';
+import { SvcError } from '../../src/core/errors.ts';
 import { assertFiniteOrRefused } from './util.ts';
 import { testNode } from '../helpers.ts';
 
@@ -70,7 +70,7 @@ test('explicit FTCS past r = 1/2 is refused as UNSTABLE with r, the implicit met
   const fields = { method: 'explicit', nx: 64, ny: 64, dt: 1e-4 };
   const r = 1e-4 * (64 * 64 + 64 * 64);
   assert.throws(() => solve(fields), (e: unknown) => {
-    assert.ok(e instanceof SolverRefusal);
+    assert.ok(e instanceof SvcError);
     assert.equal(e.code, 'UNSTABLE');
     const st = (e.details as any).stability;
     assert.ok(Math.abs(st.number - r) < 1e-12);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { descriptor, run, solveDare, riccatiMap } from '../../src/solvers/kalman.ts';
 import * as M from '../../src/solvers/lib/smallmat.ts';
-import { SolverRefusal } from '../../src/solvers/types.ts';
+import { SvcError } from '../../src/core/errors.ts';
 
 const ctx = { seed: 1, progress() {} };
 const solve = (fields: Record<string, unknown>, seed = 1) => run(descriptor.input.parse(fields), { ...ctx, seed });
@@ -97,7 +97,7 @@ test('an unstable but observable system is tracked; the state is recentred to st
 
 test('systems without a stabilizing steady state are refused', () => {
   const refused = (f: Record<string, unknown>) => assert.throws(() => solve(f),
-    (e: unknown) => e instanceof SolverRefusal && e.code === 'INVALID_INPUT', JSON.stringify(f));
+    (e: unknown) => e instanceof SvcError && e.code === 'INVALID_INPUT', JSON.stringify(f));
   refused({ F: 2, H: 1, Q: 0, R: 1 }); // not stabilizable
   refused({ F: [[1, 0], [0, 2]], H: [[1, 0]], Q: [[1, 0], [0, 1]], R: 1 }); // unobserved unstable mode
   refused({ F: 1, H: 1, Q: 1, R: 0 }); // R singular

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { descriptor, run } from '../../src/solvers/lorenz.ts';
-import { SolverRefusal } from '../../src/solvers/types.ts';
+import { SvcError } from '../../src/core/errors.ts';
 
 const ctx = { seed: 1, progress() {} };
 const solve = (fields: Record<string, unknown>) => run(descriptor.input.parse(fields), ctx);
@@ -58,7 +58,7 @@ test('the series carries the attractor and a running exponent', () => {
 test('an over-large step is refused as UNSTABLE, and stability is reported for a good one', () => {
   assert.ok(classic.stability!.stable && classic.stability!.number < 1);
   assert.throws(() => solve({ rho: 400, sigma: 100, dt: 0.05, steps: 2000 }),
-    (e: unknown) => e instanceof SolverRefusal && e.code === 'UNSTABLE');
+    (e: unknown) => e instanceof SvcError && e.code === 'UNSTABLE');
 });
 
 test('same input gives identical bits', () => {

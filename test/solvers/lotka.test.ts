@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { descriptor, run } from '../../src/solvers/lotka.ts';
-import { SolverRefusal } from '../../src/solvers/types.ts';
+import { SvcError } from '../../src/core/errors.ts';
 
 const ctx = { seed: 1, progress() {} };
 const solve = (fields: Record<string, unknown>) => run(descriptor.input.parse(fields), ctx);
@@ -52,7 +52,7 @@ test('large orbits are slower than the linear period and populations stay positi
 
 test('a step far too large is refused as UNSTABLE', () => {
   assert.throws(() => solve({ alpha: 20, beta: 20, gamma: 20, delta: 20, dt: 0.5, tMax: 50 }),
-    (e: unknown) => e instanceof SolverRefusal && e.code === 'UNSTABLE');
+    (e: unknown) => e instanceof SvcError && e.code === 'UNSTABLE');
 });
 
 test('same input gives identical bits', () => {

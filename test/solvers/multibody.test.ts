@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { descriptor, run, G_NEWTON } from '../../src/solvers/multibody.ts';
-import { SolverRefusal } from '../../src/solvers/types.ts';
+import { SvcError } from '../../src/core/errors.ts';
 
 const ctx = { seed: 1, progress() {} };
 const solve = (body: Record<string, unknown>) => run(descriptor.input.parse({ prompt: 'test', ...body }), ctx);
@@ -81,9 +81,9 @@ test('softening: the potential uses sqrt(r^2 + eps^2), so two bodies at rest 1 m
 
 test('coincident bodies without softening are refused; too many steps are refused naming the limit', () => {
   assert.throws(() => solve({ bodies: [{ mass: 1, position: [0, 0] }, { mass: 1, position: [0, 0] }], pairwiseSoftening: 0 }),
-    (e: unknown) => e instanceof SolverRefusal && e.code === 'INVALID_INPUT');
+    (e: unknown) => e instanceof SvcError && e.code === 'INVALID_INPUT');
   assert.throws(() => solve({ bodies: [{ mass: 1 }, { mass: 1 }], tMax: 1e5, dt: 0.01 }),
-    (e: unknown) => e instanceof SolverRefusal && e.code === 'INVALID_INPUT' && /1000000/.test(e.message));
+    (e: unknown) => e instanceof SvcError && e.code === 'INVALID_INPUT' && /1000000/.test(e.message));
 });
 
 test('oscillators: two equal coupled pendulums without modulation follow the exact normal-mode solution', () => {

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { descriptor, run, evaluate, gradient, nelderMead } from '../../src/solvers/opt.ts';
-import { SolverRefusal } from '../../src/solvers/types.ts';
+import { SvcError } from '../../src/core/errors.ts';
 
 const solve = (body: Record<string, unknown>, seed = 1) => run(descriptor.input.parse(body), { seed, progress() {} });
 
@@ -75,8 +75,8 @@ test('maxIter caps the work; the same input and seed give identical bits', () =>
 });
 
 test('bounds: beale is 2-D only, rosenbrock needs 2 dimensions; schema bounds hold', () => {
-  assert.throws(() => solve({ fn: 'beale', dim: 3 }), (e: unknown) => e instanceof SolverRefusal && e.code === 'INVALID_INPUT');
-  assert.throws(() => solve({ fn: 'rosenbrock', dim: 1 }), (e: unknown) => e instanceof SolverRefusal);
+  assert.throws(() => solve({ fn: 'beale', dim: 3 }), (e: unknown) => e instanceof SvcError && e.code === 'INVALID_INPUT');
+  assert.throws(() => solve({ fn: 'rosenbrock', dim: 1 }), (e: unknown) => e instanceof SvcError);
   for (const bad of [{ fn: 'ackley' }, { method: 'bfgs' }, { dim: 0 }, { dim: 51 }, { maxIter: 0 }, { start: 1e6 }]) {
     assert.equal(descriptor.input.safeParse(bad).success, false, JSON.stringify(bad));
   }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { descriptor, run, REACT_WORK_LIMIT, internals } from '../../src/solvers/react.ts';
-import { SolverRefusal } from '../../src/solvers/types.ts';
+import { SvcError } from '../../src/core/errors.ts';
 import { assertFiniteOrRefused } from './util.ts';
 
 const ctx = { seed: 1, progress() {} };
@@ -71,7 +71,7 @@ test('D·dt/dx² > 1/4 is refused as UNSTABLE with the number', () => {
   const N = 128, dx = 2.5 / N, dt = 10;
   const expected = 2e-5 * dt / (dx * dx);
   assert.throws(() => solve({ N, dt }), (e: unknown) => {
-    assert.ok(e instanceof SolverRefusal);
+    assert.ok(e instanceof SvcError);
     assert.equal(e.code, 'UNSTABLE');
     const st = (e.details as any).stability;
     assert.ok(Math.abs(st.number - expected) < 1e-12);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { descriptor, run } from '../../src/solvers/solve.ts';
-import { SolverRefusal } from '../../src/solvers/types.ts';
+import { SvcError } from '../../src/core/errors.ts';
 
 const ctx = { seed: 1, progress() {} };
 const solve = (body: Record<string, unknown>) => run(descriptor.input.parse({ prompt: 'test', ...body }), ctx);
@@ -115,7 +115,7 @@ test('the autotuner pulls a large beta back: converged in several iterations wit
 
 test('a case that cannot converge is refused with PRECISION_REFUSED and the best deviation reached', () => {
   assert.throws(() => solve({ beta: 0.5, maxIterations: 1 }), (e: unknown) => {
-    assert.ok(e instanceof SolverRefusal);
+    assert.ok(e instanceof SvcError);
     assert.equal(e.code, 'PRECISION_REFUSED');
     const d = e.details as any;
     assert.ok(d.bestDeviationPct > 0.1, `best ${d.bestDeviationPct}`);
@@ -125,7 +125,7 @@ test('a case that cannot converge is refused with PRECISION_REFUSED and the best
   });
   // too coarse a step: the integration error alone exceeds the bound, whatever the tuner does
   assert.throws(() => solve({ referenceMode: 'model', dt: 0.1, tMax: 30 }), (e: unknown) =>
-    e instanceof SolverRefusal && e.code === 'PRECISION_REFUSED' && /reduce dt/.test(e.message) && (e.details as any).integrationFloorPct > 0.1);
+    e instanceof SvcError && e.code === 'PRECISION_REFUSED' && /reduce dt/.test(e.message) && (e.details as any).integrationFloorPct > 0.1);
 });
 
 test('tMax and dt are clamped and reported, not refused', () => {
@@ -152,14 +152,14 @@ test('bounds: prompt required (max 500), maxIterations 1..40, enums; strict is a
 
 test('free-fall and gravity need a positive height; shm and model a non-zero amplitude', () => {
   for (const [mode, position] of [['free-fall', 0], ['free-fall', -5], ['gravity', 0], ['shm', 0], ['model', 0]] as const) {
-    assert.throws(() => solve({ referenceMode: mode, position }), (e: unknown) => e instanceof SolverRefusal && e.code === 'INVALID_INPUT', `${mode} ${position}`);
+    assert.throws(() => solve({ referenceMode: mode, position }), (e: unknown) => e instanceof SvcError && e.code === 'INVALID_INPUT', `${mode} ${position}`);
   }
 });
 
 test('a step outside the RK4 stability region is refused as UNSTABLE with the number', () => {
   // a 1 g steel bead in water on the Sun: linearised drag rate 2g/v_t ≈ 82 /s, dt = 0.1 gives 8.2
   assert.throws(() => solve({ location: 'sun', medium: 'water', mass: 0.001, dt: 0.1 }), (e: unknown) =>
-    e instanceof SolverRefusal && e.code === 'UNSTABLE' && (e.details as any).stability.number > 2.785);
+    e instanceof SvcError && e.code === 'UNSTABLE' && (e.details as any).stability.number > 2.785);
 });
 
 test('operator weights: normalised, modules at harmonics, coreOnly and useOperatorModules drop modules', () => {

@@ -1,11 +1,11 @@
 // Shared assertions for solver tests.
 import assert from 'node:assert/strict';
 
-/** Runs a solver and accepts either a SolverRefusal or an output whose every number is finite. */
+/** Runs a solver and accepts either a SvcError or an output whose every number is finite. */
 export function assertFiniteOrRefused(solveFn: () => any, label: string): void {
   let out: any;
   try { out = solveFn(); } catch (e: any) {
-    assert.equal(e?.name, 'SolverRefusal', `${label}: threw ${e?.message}`);
+    assert.equal(e?.name, 'SvcError', `${label}: threw ${e?.message}`);
     return;
   }
   const walk = (x: unknown, path: string): void => {

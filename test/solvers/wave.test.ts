@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { descriptor, run } from '../../src/solvers/wave.ts';
-import { SolverRefusal } from '../../src/solvers/types.ts';
+import { SvcError } from '../../src/core/errors.ts';
 import { assertFiniteOrRefused } from './util.ts';
 
 const ctx = { seed: 1, progress() {} };
@@ -58,7 +58,7 @@ test('Courant number above 1 is a schema error; a dt past the limit is refused a
   assert.equal(descriptor.input.safeParse({ courant: 1 }).success, true);
   const dt = 1.2 / (Math.SQRT2 * 64);
   assert.throws(() => solve({ dt }), (e: unknown) => {
-    assert.ok(e instanceof SolverRefusal);
+    assert.ok(e instanceof SvcError);
     assert.equal(e.code, 'UNSTABLE');
     const st = (e.details as any).stability;
     assert.ok(Math.abs(st.number - 1.2) < 1e-12);
