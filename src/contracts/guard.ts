@@ -1,8 +1,8 @@
 // Guards and `set` assignments are sandboxed expressions compiled by the node's one safe
-// evaluator (src/operators/sandbox.ts, `compileSafe`): no property access to prototypes, no
+// evaluator (src/core/sandbox.ts, `compileSafe`): no property access to prototypes, no
 // function definitions, no imports, only whitelisted functions. This module adds a bounded cache
 // (definitions are re-read on every fire) and the truthiness rule of a guard.
-import { compileSafe } from '../operators/sandbox.ts';
+import { compileSafe } from '../core/sandbox.ts';
 
 export interface CompiledExpression {
   evaluate(scope: Record<string, unknown>): unknown;

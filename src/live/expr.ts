@@ -1,5 +1,5 @@
 // Sandboxed expressions for live compute (stream `vary` maps, reactor `expr`/`map`/`until`).
-// The node's sandbox is `compileSafe` in src/operators/sandbox.ts (mathjs, whitelisted); this
+// The node's sandbox is `compileSafe` in src/core/sandbox.ts (mathjs, whitelisted); this
 // module uses it when it is present. Until then (and if it fails to load) a small compiler of
 // the same syntax subset stands in: numbers, variables from the scope, + - * / % ^, unary - +,
 // comparisons (< <= > >= == !=), and/or/not, the ternary a ? b : c, parentheses, and a fixed
@@ -217,10 +217,10 @@ export function compileLocal(expr: string): CompiledExpr {
 
 let compilerPromise: Promise<{ compile: CompileFn; source: string }> | null = null;
 
-/** compileSafe of src/operators/sandbox.ts when it exists and loads, else the stand-in. */
+/** compileSafe of src/core/sandbox.ts when it exists and loads, else the stand-in. */
 export function expressionCompiler(): Promise<{ compile: CompileFn; source: string }> {
   compilerPromise ??= (async () => {
-    const url = new URL('../operators/sandbox.ts', import.meta.url);
+    const url = new URL('../core/sandbox.ts', import.meta.url);
     try {
       if (existsSync(url)) {
         const m: any = await import(url.href);

@@ -17,7 +17,7 @@ import { ALPHA, PULSE_HZ, SVCOND_SECONDS, pulseAt } from '../core/clock.ts';
 import { rk4Integrate } from '../solvers/lib/ode.ts';
 import { evaluateSI, evaluateWithUnits, getOperator, relativeDiffPct, unitLabel } from './catalog.ts';
 import { bindInputs } from './gate.ts';
-import { compileSafe, type SafeExpression } from './sandbox.ts';
+import { compileSafe, type SafeExpression } from '../core/sandbox.ts';
 import { umath, isDimensionless, isUnit } from './units.ts';
 import type { OperatorDef } from './types.ts';
 

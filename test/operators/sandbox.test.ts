@@ -2,7 +2,7 @@
 // INVALID_INPUT (400) without throwing anything else.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileSafe, evaluateNumber, MAX_DEPTH } from '../../src/operators/sandbox.ts';
+import { compileSafe, evaluateNumber, MAX_DEPTH } from '../../src/core/sandbox.ts';
 import { ESCAPES } from './escapes.ts';
 
 test('ordinary formulas compile and evaluate with their variables', () => {

@@ -40,6 +40,8 @@ function restricted(): { smath: any; parseExpression: (s: string) => MathNode } 
 export const DEFAULT_MAX_LENGTH = 1000;
 export const HARD_MAX_LENGTH = 10_000;
 export const MAX_NODES = 400;
+/** the node limit a caller may raise `maxNodes` to (4 KB expressions: objectives, ODE right-hand sides) */
+export const HARD_MAX_NODES = 4000;
 /** bracket nesting, checked before parsing */
 export const MAX_DEPTH = 40;
 /** AST depth (a left-deep chain such as a long sum counts one level per term) */
@@ -82,6 +84,9 @@ export interface SafeExpression {
   expression: string;
   /** AST node count */
   nodes: number;
+  /** the checked syntax tree (mathjs nodes: ConstantNode, SymbolNode, OperatorNode, FunctionNode,
+   * ParenthesisNode, ConditionalNode, …), for compilers of their own (src/solvers/lib/expr.ts) */
+  node: MathNode;
 }
 
 function refuse(message: string): SvcError {
@@ -99,10 +104,10 @@ function bracketDepth(s: string): number {
   return max;
 }
 
-interface Walk { nodes: number; symbols: Set<string>; functions: Set<string> }
+interface Walk { nodes: number; maxNodes: number; symbols: Set<string>; functions: Set<string> }
 
 function check(node: MathNode, depth: number, w: Walk): void {
-  if (++w.nodes > MAX_NODES) throw refuse(`more than ${MAX_NODES} nodes`);
+  if (++w.nodes > w.maxNodes) throw refuse(`more than ${w.maxNodes} nodes`);
   if (depth > MAX_AST_DEPTH) throw refuse(`nested deeper than ${MAX_AST_DEPTH}`);
   const n = node as any;
   switch (n.type) {
@@ -173,7 +178,7 @@ function check(node: MathNode, depth: number, w: Walk): void {
       const count = Math.floor((end - start) / step) + 1;
       if (!(count <= MAX_ARRAY_ELEMENTS)) throw refuse(`range of more than ${MAX_ARRAY_ELEMENTS} elements`);
       w.nodes += Math.max(0, count);
-      if (w.nodes > MAX_NODES + MAX_ARRAY_ELEMENTS) throw refuse('expression too large');
+      if (w.nodes > w.maxNodes + MAX_ARRAY_ELEMENTS) throw refuse('expression too large');
       return;
     }
     default:
@@ -199,7 +204,7 @@ function checkScopeValue(name: string, v: unknown): unknown {
  * Parses and checks `expr` against the whitelist. Throws SvcError('INVALID_INPUT') for anything
  * outside it. The returned `evaluate` may be called many times (an RK4 right-hand side).
  */
-export function compileSafe(expr: string, opts: { maxLength?: number } = {}): SafeExpression {
+export function compileSafe(expr: string, opts: { maxLength?: number; maxNodes?: number } = {}): SafeExpression {
   if (typeof expr !== 'string') throw refuse('not a string');
   const maxLength = Math.min(opts.maxLength ?? DEFAULT_MAX_LENGTH, HARD_MAX_LENGTH);
   if (expr.length === 0 || !expr.trim()) throw refuse('empty expression');
@@ -213,7 +218,7 @@ export function compileSafe(expr: string, opts: { maxLength?: number } = {}): Sa
     if (e instanceof SvcError) throw e;
     throw refuse(e instanceof RangeError ? 'too deeply nested' : `syntax error: ${(e as Error).message}`);
   }
-  const w: Walk = { nodes: 0, symbols: new Set(), functions: new Set() };
+  const w: Walk = { nodes: 0, maxNodes: Math.min(opts.maxNodes ?? MAX_NODES, HARD_MAX_NODES), symbols: new Set(), functions: new Set() };
   check(node, 0, w);
   for (const f of w.functions) w.symbols.delete(f);
   const rewritten = node.transform((n: any) => {
@@ -235,6 +240,7 @@ export function compileSafe(expr: string, opts: { maxLength?: number } = {}): Sa
     functions: [...w.functions].sort(),
     expression: node.toString(),
     nodes: w.nodes,
+    node,
     evaluate(scope: Record<string, unknown>): unknown {
       const map = new Map<string, unknown>();
       for (const s of symbols) {
