@@ -1,7 +1,8 @@
 // A fresh node for a test: PGlite in memory, or (when DATABASE_URL is set) a fresh PostgreSQL
 // schema dropped at close. Requests go through Fastify's inject (no sockets) unless listen().
 import { randomBytes } from 'node:crypto';
-import { createApp, type App } from '../src/app.ts';
+import { createApp } from '../src/app.ts';
+import type { App } from '../src/ops/types.ts';
 import { buildHttp } from '../src/http/server.ts';
 import type { Config } from '../src/config.ts';
 import type { Clock } from '../src/core/clock.ts';

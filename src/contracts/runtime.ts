@@ -13,7 +13,7 @@ import { pulseAt } from '../core/clock.ts';
 import { canonicalJson } from '../core/canonical.ts';
 import { sha256Hex, ulid } from '../core/ids.ts';
 import { appendToChain } from '../services/chain.ts';
-import type { App } from '../app.ts';
+import type { App } from '../ops/types.ts';
 import type { Queryable } from '../store/db.ts';
 import type { SealedResponse } from '../services/sealer.ts';
 import { validateDefinition, assertDefinitionSize, type ContractDefinition, type VarValue } from './definition.ts';

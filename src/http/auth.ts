@@ -4,8 +4,9 @@
 //   user:   a machine key, or an OAuth access token of the machine carrying the op's scope
 //   admin:  the SVC_ADMIN_KEY bearer; with no admin key configured, admin routes refuse everyone
 import { timingSafeEqual } from 'node:crypto';
-import type { App } from '../app.ts';
-import type { Caller, Operation } from '../ops/types.ts';
+import type { App } from '../ops/types.ts';
+import type { Operation } from '../ops/types.ts';
+import type { Caller } from '../core/caller.ts';
 import { SvcError } from '../core/errors.ts';
 import { resolveApiKey, KEY_PREFIX } from '../services/identity.ts';
 import { sha256Hex } from '../core/ids.ts';

@@ -1,8 +1,8 @@
 // OpenAPI 3.1 and the human-readable reference page, both derived from the operations.
-import type { App } from '../app.ts';
+import type { App } from '../ops/types.ts';
 import type { Operation } from '../ops/types.ts';
 import { API_VERSION } from '../app.ts';
-import { toJsonSchema } from '../solvers/engine.ts';
+import { toJsonSchema } from '../ops/schema.ts';
 
 const cache = new WeakMap<Operation, Record<string, any>>();
 

@@ -3,7 +3,7 @@
 // body here and nowhere else.
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { parse as parseQs } from 'node:querystring';
-import type { App } from '../app.ts';
+import type { App } from '../ops/types.ts';
 import type { Operation, OpContext, RawReply } from '../ops/types.ts';
 import { SvcError, isSvcError } from '../core/errors.ts';
 import { parseInput } from '../ops/validate.ts';

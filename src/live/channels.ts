@@ -14,7 +14,7 @@
 // ids and fill gaps from the store, so a resume with Last-Event-ID never loses or repeats one.
 import { Readable, type Writable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
-import type { App } from '../app.ts';
+import type { App } from '../ops/types.ts';
 import { SvcError, isSvcError } from '../core/errors.ts';
 import { pulseAt, SVCOND_SECONDS } from '../core/clock.ts';
 import { ulid } from '../core/ids.ts';

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { defineOp, type Operation, type RawReply } from './types.ts';
-import type { App } from '../app.ts';
+import type { App } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { assertMachineCaller } from '../services/identity.ts';
 import { getMail, MAIL_ID_RE } from '../hosting/mail.ts';

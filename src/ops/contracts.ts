@@ -7,7 +7,7 @@ import { SvcError } from '../core/errors.ts';
 import { assertMachineCaller } from '../services/identity.ts';
 import { DEFINITION_JSON_SCHEMA, MAX_DEFINITION_BYTES, VAR_NAME_RE } from '../contracts/definition.ts';
 import { listTemplates, getTemplate } from '../contracts/templates.ts';
-import { folderField } from '../solvers/engine.ts';
+import { folderField } from './schema.ts';
 import { deployContract, listContracts, getContract, fireContract, FIRE_COST } from '../contracts/runtime.ts';
 import { generateDefinition } from '../contracts/generate.ts';
 import { FOUNDATION, foundationStatus } from '../contracts/foundation.ts';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { defineOp, type Operation } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { publicOperations } from '../http/openapi.ts';
-import type { App } from '../app.ts';
+import type { App } from './types.ts';
 
 function matchRoute(pattern: string, path: string): boolean {
   const a = pattern.split('/');

@@ -20,7 +20,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { defineOp, type Operation, type RawReply } from './types.ts';
-import type { App } from '../app.ts';
+import type { App } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { KEYS_CHANNEL } from '../services/key-cache.ts';
 

@@ -4,9 +4,9 @@
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { App } from '../app.ts';
+import type { App } from './types.ts';
 import type { Operation } from './types.ts';
-import { solverOperations } from '../solvers/engine.ts';
+import { solverOperations } from './solvers.ts';
 
 export const SPEC_TOOL_ORDER = [
   'svc_protect', 'svc_api_catalog', 'svc_http', 'svc_spin_up', 'svc_contract_generate', 'svc_contract_templates',

@@ -6,12 +6,12 @@
 //   GET    /api/streams/:id/events   Server-Sent Events, resumable with Last-Event-ID
 import { z } from 'zod';
 import { defineOp, type Operation, type OpContext, type RawReply } from './types.ts';
-import type { App } from '../app.ts';
+import type { App } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { pulseAt, SVCOND_SECONDS } from '../core/clock.ts';
 import { assertMachineCaller } from '../services/identity.ts';
 import { tokensLeft } from '../services/sealer.ts';
-import { folderField } from '../solvers/engine.ts';
+import { folderField } from './schema.ts';
 import {
   CHANNEL_ID_RE, MAX_TICKS, SseStream, parseLastEventId, createChannel, hubFor, reapIfLost, streamsPerMachine,
   type Channel, type ChannelSpec, type LiveEvent,

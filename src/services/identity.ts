@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { newZid, randomToken, sha256Hex, shortSuffix } from '../core/ids.ts';
 import { SvcError } from '../core/errors.ts';
 import type { Queryable } from '../store/db.ts';
-import type { Caller } from '../ops/types.ts';
+import type { Caller } from '../core/caller.ts';
 import { appendToChain, GENESIS_PREV } from './chain.ts';
 import { utcDay } from './sealer.ts';
 import { announceKeyChange, type KeyCache } from './key-cache.ts';
