@@ -1,9 +1,9 @@
 // Builds the node's object graph (the `App` of src/ops/types.ts): configuration, store, clock,
 // seal path, solver pool and the operation registry. HTTP (src/http) and MCP (src/mcp) are faces
 // on top of it.
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { loadConfig, type Config } from './config.ts';
+import { VERSION } from './core/version.ts';
 import { openDb, type Db } from './store/db.ts';
 import { systemClock, type Clock } from './core/clock.ts';
 import { Sealer } from './services/sealer.ts';
@@ -14,8 +14,9 @@ import { randomToken } from './core/ids.ts';
 import { KeyCache } from './services/key-cache.ts';
 import { loadOrCreateSigningKey } from './services/keys.ts';
 
-export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
-export const API_VERSION = '1.287.0';
+
+/** The store procedures the node registers (src/store/db.ts runs them next to the store). */
+const STORE_PROCEDURES = { seal: new URL('./services/seal-batch.ts', import.meta.url).href };
 
 
 export interface CreateAppOptions {
@@ -26,7 +27,7 @@ export interface CreateAppOptions {
 
 export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
   const config = loadConfig(opts.env ?? process.env, opts.config);
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema, procedures: STORE_PROCEDURES });
   const clock = opts.clock ?? systemClock;
   const sealer = new Sealer({ db, clock, masterSecret: config.sealSecret, tokensPerDay: config.tokensPerDay });
   const pool = new SolverPool({ timeoutMs: config.solverTimeoutMs });

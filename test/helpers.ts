@@ -59,7 +59,7 @@ export async function testNode(opts: { config?: Partial<Config>; env?: Record<st
     async tool(name, args = {}, key) {
       const op = app.operations.find((o) => o.tool === name);
       if (!op) throw new Error(`no tool ${name}`);
-      const { resolveCaller } = await import('../src/http/auth.ts');
+      const { resolveCaller } = await import('../src/ops/invoke.ts');
       let caller: import('../src/ops/types.ts').Caller | null = null;
       try { caller = await resolveCaller(app, key ?? null); } catch (e: any) { return { isError: true, body: e.toBody() }; }
       return callTool(app, op, args, { caller, bearer: key ?? null, signal: new AbortController().signal, requestId: 'test', ip: '127.0.0.1', via: 'mcp', headers: {}, progress: () => {} });

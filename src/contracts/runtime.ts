@@ -15,7 +15,7 @@ import { sha256Hex, ulid } from '../core/ids.ts';
 import { appendToChain } from '../services/chain.ts';
 import type { App } from '../ops/types.ts';
 import type { Queryable } from '../store/db.ts';
-import type { SealedResponse } from '../services/sealer.ts';
+import type { SealedResponse } from '../services/seal-batch.ts';
 import { validateDefinition, assertDefinitionSize, type ContractDefinition, type VarValue } from './definition.ts';
 import { fireOnce, initialSnapshot, isTerminal, type ContractSnapshot } from './machine.ts';
 import { getTemplate } from './templates.ts';

@@ -50,7 +50,7 @@ export function rfcStyle(e: unknown): unknown {
   if (e instanceof SvcError && e.details?.oauthError) {
     const details = { ...e.details, error: e.details.oauthError, error_description: e.message };
     delete (details as any).oauthError;
-    return new SvcError(e.code, e.message, { details, issues: e.issues, headers: { 'cache-control': 'no-store', ...(e.headers ?? {}) } });
+    return new SvcError(e.code, e.message, { details, issues: e.issues });
   }
   return e;
 }

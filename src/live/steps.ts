@@ -6,7 +6,7 @@
 // (see docs/live-compute.md, "What the node's core provides").
 import type { z } from 'zod';
 import type { App } from '../ops/types.ts';
-import type { SealJob } from '../services/sealer.ts';
+import type { SealJob } from '../services/seal-batch.ts';
 import { SvcError } from '../core/errors.ts';
 import { parseInput } from '../ops/validate.ts';
 import { loadSolvers, type LoadedSolver } from '../solvers/engine/loader.ts';

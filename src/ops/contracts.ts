@@ -135,6 +135,7 @@ export const operations: Operation[] = [
     path: '/api/contracts/:id/fire',
     access: 'key',
     cost: FIRE_COST,
+    precheckTokens: false,
     tag: 'contracts',
     summary: 'Fire the contract\'s next transition: the first transition leaving the current state (in definition order) whose guard passes. Returns a v1 seal receipt anchored on the chain. A blocked guard fires nothing and answers 200 {ok: true, fired: false, reason, guard, values}.',
     input: z.strictObject({

@@ -13,7 +13,7 @@ import { parseInput } from './validate.ts';
 import { folderField, shapeOf, toJsonSchema } from './schema.ts';
 import { loadSolvers, solverRun, type LoadedSolver } from '../solvers/engine/loader.ts';
 import { assertMachineCaller } from '../services/identity.ts';
-import { tokensLeft, type SealJob } from '../services/sealer.ts';
+import type { SealJob } from '../services/seal-batch.ts';
 
 const finiteNumber = z.number().finite();
 /** the request fields every solver takes besides its own (DESIGN §10) */
@@ -171,9 +171,6 @@ export async function computeSolverJob(app: App, ls: LoadedSolver, input: Record
 /** Runs a solver on an already validated input and seals the result at the instant it started. */
 async function runAndSeal(ctx: OpContext, ls: LoadedSolver, input: Record<string, any>, extraResult?: Record<string, unknown>): Promise<Record<string, unknown>> {
   const { zid, keyPrefix } = assertMachineCaller(ctx.caller);
-  // refuse early when this machine is surely out of tokens (the seal transaction decides)
-  const left = ctx.app.sealer.tokensHint(zid) ?? await tokensLeft(ctx.app.db, zid, ctx.app.config.tokensPerDay, ctx.app.clock.now());
-  if (left < 1) throw new SvcError('QUOTA_EXCEEDED', 'no compute tokens left today', { details: { tokens: { cost: 1, remaining: left } }, headers: { 'Retry-After': '3600' } });
   const now = ctx.app.clock.now();
   const name = ls.descriptor.name;
   const { job, folder } = await computeSolverJob(ctx.app, ls, input, {

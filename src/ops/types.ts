@@ -90,8 +90,12 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
   allowDemo?: boolean;
   /** OAuth scope an access token needs for a 'user' operation */
   scope?: string;
-  /** compute tokens one call costs (informational: charging happens in the seal) */
+  /** compute tokens one call costs (charging happens in the seal); a number makes `invoke` refuse
+   * the call early when the machine cannot pay it */
   cost?: number | string;
+  /** false for operations that may answer without charging (a guarded contract fire): no early
+   * token check even though `cost` is a number */
+  precheckTokens?: boolean;
   /** input schema (zod 4); use z.strictObject so unknown fields are refused */
   input: S;
   summary: string;
