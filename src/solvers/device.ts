@@ -33,7 +33,7 @@
 
 import { z } from 'zod';
 import { pcg, type LinearOperator } from './lib/cg.ts';
-import { solveTridiagonal } from './lib/dense.ts';
+import { solveTridiagonal } from './lib/tridiag.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun, SolverContext } from './types.ts';
 import { refuse } from '../core/errors.ts';
 
