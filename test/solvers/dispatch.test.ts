@@ -3,8 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  buildIndex, classify, chooseSolver, loadDescriptors, mapInputs, numbersInQuery, terms, stem, REFUSE_BELOW,
+  buildIndex, classify, chooseSolver, loadDescriptors, mapInputs, numbersInQuery, terms, REFUSE_BELOW,
 } from '../../src/ops/dispatch.ts';
+import { stem } from '../../src/core/text.ts';
 import { SvcError } from '../../src/core/errors.ts';
 
 // Requests written the way users ask, not copied from the descriptors' examples. Rows whose
