@@ -16,7 +16,7 @@
 import { z } from 'zod';
 import { solveIvp, type IvpEvent, type IvpResult, type IvpSystem } from './lib/ivp.ts';
 import { precisionOf } from './lib/precision.ts';
-import { compileSafe, type SafeExpression } from '../core/sandbox.ts';
+import { compileSystem } from './lib/expr.ts';
 import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 
@@ -99,57 +99,51 @@ export const descriptor: SolverDescriptor<typeof input> = {
 
 interface Compiled {
   sys: IvpSystem;
+  /** true when the right-hand sides have exact symbolic derivatives (lib/expr.ts) */
+  exactJacobian: boolean;
   /** evaluates a scalar expression (event, invariant) at (t, y) */
   scalar(idx: number): (t: number, y: Float64Array) => number;
-  nScalars: number;
 }
 
-/** Compiles the right-hand sides and the scalar expressions (events, then invariants). The names
- * an expression may read are t, the states and the params; anything else is a 400 naming it. */
-function compile(states: string[], exprs: string[], params: Record<string, number>, scalars: { field: string; expr: string }[]): Compiled {
-  const known = new Set(['t', ...states, ...Object.keys(params)]);
-  const check = (c: SafeExpression, field: string): SafeExpression => {
-    for (const s of c.symbols) if (!known.has(s)) throw refuse('INVALID_INPUT', `${field}: unknown name '${s}' (known: t, the states and the params)`);
-    return c;
-  };
-  const comp = (expr: string, field: string): SafeExpression => {
-    try {
-      return check(compileSafe(expr, { maxLength: MAX_EXPR, maxNodes: 4000 }), field);
-    } catch (e) {
-      const m = (e as Error).message;
-      if (m.startsWith(field)) throw e;
-      throw refuse('INVALID_INPUT', `${field}: ${m}`);
-    }
-  };
-  const rhs = exprs.map((e, i) => comp(e, `equations.${states[i]}`));
-  const sc = scalars.map((s) => comp(s.expr, s.field));
-  const n = states.length;
-  const scope: Record<string, number> = { t: 0, ...params };
-  for (const s of states) scope[s] = 0;
-  const num = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'boolean' ? (v ? 1 : 0) : NaN);
-  const setScope = (t: number, y: Float64Array): void => {
-    scope.t = t;
-    for (let i = 0; i < n; i++) scope[states[i]] = y[i];
-  };
-  const evalSafe = (c: SafeExpression): number => {
-    try {
-      return num(c.evaluate(scope));
-    } catch {
-      // a non-finite intermediate (the sandbox refuses non-finite variables) is a non-finite value
-      return NaN;
-    }
-  };
+/** Compiles the right-hand sides (with their exact Jacobian) and the scalar expressions (events,
+ * then invariants) with lib/expr.ts. The names an expression may read are t, the states and the
+ * params; anything else is a 400 naming it. */
+function compile(states: string[], exprs: string[], params: Record<string, number>, events: string[], invariants: [string, string][]): Compiled {
+  const vars = ['t', ...states];
+  const n = states.length, nv = n + 1;
+  const rhs = compileSystem(exprs, vars, params, { maxLength: MAX_EXPR, field: 'equations', names: states });
+  const evs = events.map((e, i) => compileSystem([e], vars, params, { maxLength: MAX_EXPR, field: 'events', names: [String(i)] }));
+  const invs = invariants.map(([k, e]) => compileSystem([e], vars, params, { maxLength: MAX_EXPR, field: 'invariants', names: [k] }));
+  const scalars = [...evs, ...invs];
+  const x = new Float64Array(nv);
+  const jFull = new Float64Array(n * nv);
   const sys: IvpSystem = {
     n,
     f(t, y, dy) {
-      setScope(t, y);
-      for (let i = 0; i < n; i++) dy[i] = evalSafe(rhs[i]);
+      x[0] = t;
+      x.set(y, 1);
+      rhs.evaluate(x, dy);
     },
   };
+  if (rhs.differentiable) {
+    sys.jac = (t, y, J) => {
+      x[0] = t;
+      x.set(y, 1);
+      rhs.jacobian(x, jFull);
+      // drop the column of ∂f/∂t
+      for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) J[i * n + j] = jFull[i * nv + j + 1];
+    };
+  }
+  const out1 = new Float64Array(1);
   return {
     sys,
-    nScalars: sc.length,
-    scalar: (idx) => (t, y) => { setScope(t, y); return evalSafe(sc[idx]); },
+    exactJacobian: rhs.differentiable,
+    scalar: (idx) => (t, y) => {
+      x[0] = t;
+      x.set(y, 1);
+      scalars[idx].evaluate(x, out1);
+      return out1[0];
+    },
   };
 }
 
@@ -207,11 +201,7 @@ export const run: SolverRun<OdeInput> = (inp, ctx): SolverOutput => {
     }
   }
 
-  const scalars = [
-    ...inp.events.map((ev, i) => ({ field: `events[${i}].expr`, expr: ev.expr })),
-    ...Object.entries(inp.invariants).map(([k, v]) => ({ field: `invariants.${k}`, expr: v })),
-  ];
-  const comp = compile(states, states.map((s) => inp.equations[s]), params, scalars);
+  const comp = compile(states, states.map((s) => inp.equations[s]), params, inp.events.map((e) => e.expr), Object.entries(inp.invariants));
   const events: IvpEvent[] = inp.events.map((ev, i) => ({ g: comp.scalar(i), terminal: ev.terminal, direction: ev.direction }));
   const invariants = Object.keys(inp.invariants).map((k, j) => ({ name: k, fn: comp.scalar(inp.events.length + j) }));
   const y0 = Float64Array.from(states, (s) => inp.y0[s]);
@@ -278,6 +268,7 @@ export const run: SolverRun<OdeInput> = (inp, ctx): SolverOutput => {
     method: main.method,
     switches: main.switches,
     stats: statsOf(main),
+    jacobian: comp.exactJacobian ? 'symbolic' : 'finite differences',
     errorEstimate,
     tEndErrorEstimate: Math.abs(main.tEnd - tight.tEnd),
     invariantDrift,
