@@ -42,11 +42,11 @@ const finite = z.number().finite();
 const nameKey = z.string().regex(NAME_RE, 'names are 1-64 characters of A-Z a-z 0-9 _, not starting with a digit');
 
 const input = z.strictObject({
-  equations: z.record(nameKey, z.string().min(1).max(MAX_EXPR))
-    .describe('state name → expression of its derivative in t, the states and params (1 to 100 states, each ≤ 4,096 characters); the order of the keys is the order of the states'),
-  y0: z.record(nameKey, finite).describe('state name → initial value at tSpan[0]; the same keys as equations'),
+  equations: z.record(nameKey, z.string().min(1).max(MAX_EXPR)).default({ x: 'v', v: '-x' })
+    .describe('state name → expression of its derivative in t, the states and params (1 to 100 states, each ≤ 4,096 characters); the order of the keys is the order of the states (default: the harmonic oscillator x\' = v, v\' = −x)'),
+  y0: z.record(nameKey, finite).default({ x: 1, v: 0 }).describe('state name → initial value at tSpan[0]; the same keys as equations (default {x: 1, v: 0})'),
   params: z.record(nameKey, finite).default({}).describe('parameter name → constant value'),
-  tSpan: z.tuple([finite, finite]).describe('[t0, t1], t1 > t0'),
+  tSpan: z.tuple([finite, finite]).default([0, 10]).describe('[t0, t1], t1 > t0 (default [0, 10])'),
   tEval: z.array(finite).min(1).max(MAX_TEVAL).optional()
     .describe('output times, strictly increasing, inside tSpan (default: `sample` evenly spaced points); not together with sample'),
   events: z.array(z.strictObject({

@@ -204,3 +204,10 @@ test('deterministic: the same input gives the same bits', () => {
   const a = solve(input), b = solve(input);
   assert.deepEqual(a, b);
 });
+
+test('the defaults are the harmonic oscillator x\' = v, v\' = −x on [0, 10] (an empty body is a valid request)', () => {
+  const out = solve({});
+  assert.ok(Math.abs(out.value - Math.cos(10)) < 1e-5);
+  assert.ok(out.precision.withinBound);
+  assert.equal(R(out).method, 'RK45');
+});
