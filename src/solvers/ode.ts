@@ -97,7 +97,7 @@ export const descriptor: SolverDescriptor<typeof input> = {
   ],
 };
 
-interface Compiled {
+export interface Compiled {
   sys: IvpSystem;
   /** true when the right-hand sides have exact symbolic derivatives (lib/expr.ts) */
   exactJacobian: boolean;
@@ -108,7 +108,7 @@ interface Compiled {
 /** Compiles the right-hand sides (with their exact Jacobian) and the scalar expressions (events,
  * then invariants) with lib/expr.ts. The names an expression may read are t, the states and the
  * params; anything else is a 400 naming it. */
-function compile(states: string[], exprs: string[], params: Record<string, number>, events: string[], invariants: [string, string][]): Compiled {
+export function compileProblem(states: string[], exprs: string[], params: Record<string, number>, events: string[], invariants: [string, string][]): Compiled {
   const vars = ['t', ...states];
   const n = states.length, nv = n + 1;
   const rhs = compileSystem(exprs, vars, params, { maxLength: MAX_EXPR, field: 'equations', names: states });
@@ -201,7 +201,7 @@ export const run: SolverRun<OdeInput> = (inp, ctx): SolverOutput => {
     }
   }
 
-  const comp = compile(states, states.map((s) => inp.equations[s]), params, inp.events.map((e) => e.expr), Object.entries(inp.invariants));
+  const comp = compileProblem(states, states.map((s) => inp.equations[s]), params, inp.events.map((e) => e.expr), Object.entries(inp.invariants));
   const events: IvpEvent[] = inp.events.map((ev, i) => ({ g: comp.scalar(i), terminal: ev.terminal, direction: ev.direction }));
   const invariants = Object.keys(inp.invariants).map((k, j) => ({ name: k, fn: comp.scalar(inp.events.length + j) }));
   const y0 = Float64Array.from(states, (s) => inp.y0[s]);
