@@ -211,3 +211,16 @@ test('the defaults are the harmonic oscillator x\' = v, v\' = −x on [0, 10] (a
   assert.ok(out.precision.withinBound);
   assert.equal(R(out).method, 'RK45');
 });
+
+test('auto switches to Radau while the problem is stiff and back once the stiffness has decayed', () => {
+  // y' = −λ(t)·(y − sin t), λ(t) = 1e4·e^(−3t): stiff at first, not stiff after t ≈ 3
+  const input = { equations: { y: '-1e4*exp(-3*t)*(y - sin(t))' }, y0: { y: 1 }, tSpan: [0, 20] };
+  const auto = solve({ ...input, method: 'auto' });
+  const r = R(auto);
+  assert.deepEqual(r.switches.map((s: any) => `${s.from}>${s.to}`), ['RK45>Radau', 'Radau>RK45']);
+  assert.ok(r.switches[0].t < 0.1 && r.switches[1].t > 2 && r.switches[1].t < 5, JSON.stringify(r.switches));
+  assert.equal(r.method, 'RK45');
+  const rk = solve({ ...input, method: 'RK45' });
+  assert.ok(R(rk).stats.nfev > 3 * r.stats.nfev, `RK45 ${R(rk).stats.nfev} vs auto ${r.stats.nfev}`);
+  assert.ok(Math.abs(rk.value - auto.value) < 1e-6);
+});
