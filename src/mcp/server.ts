@@ -136,6 +136,7 @@ export async function registerMcp(fastify: FastifyInstance, app: App): Promise<v
       caller = await resolveCaller(app, bearer);
     } catch (e) {
       const err = isSvcError(e) ? e : new SvcError('UNAUTHORIZED', 'invalid credential');
+      req.svcErrorCode = err.code; // counted by src/observability (svc_http_errors_total)
       return reply.code(err.status).header('WWW-Authenticate', 'Bearer').send(err.toBody());
     }
     const authInfo = { token: bearer ?? '', clientId: caller?.zid ?? 'anonymous', scopes: caller?.scopes ?? [], extra: { caller, bearer, ip: req.ip, headers: req.headers } };
