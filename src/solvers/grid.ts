@@ -306,7 +306,7 @@ function runGiven(input: any, field: 'case' | 'network', ctx: SolverContext): So
   const branches = tables.branch.map((r, l) => ({ from: r[0], to: r[1], status: brOn[l], Pf: brP[l], Qf: brQ[l], Pt: brPt[l], Qt: brQt[l], loss: brP[l] + brPt[l] }));
 
   // the certificate, from the tables and what is reported
-  const reported: ReportedFlow = { buses, generators, branches };
+  const reported: ReportedFlow = { buses, generators, branches, slackBuses: [...new Set([net.busId[net.ref], net.busId[slack]])] };
   const cert = method === 'ac' ? acMismatch(tables, reported) : dcMismatch(tables, reported);
   const worst = Math.max(cert.P, cert.Q);
   const checks = {

@@ -24,6 +24,9 @@ export interface ReportedFlow {
   buses: { id: number; type: number; Vm: number; Va: number }[];
   generators: { Pg: number; Qg: number }[];
   branches: { Pf: number; Qf: number; Pt: number; Qt: number }[];
+  /** ids of the buses whose generators may have changed Pg (default: the buses reported as type 3;
+   * a slack moved by reactive limits leaves two) */
+  slackBuses?: number[];
 }
 
 export interface MismatchReport {
@@ -55,7 +58,8 @@ function active(t: CaseTables, sol: ReportedFlow): Active {
   // a bus takes part unless it is isolated (type 4); reported types tell where the slack ended up
   const live = t.bus.map((r) => r[1] !== 4);
   const slack = new Set<number>();
-  sol.buses.forEach((b, i) => { if (b.type === 3) slack.add(i); });
+  if (sol.slackBuses) for (const id of sol.slackBuses) slack.add(row.get(id)!);
+  else sol.buses.forEach((b, i) => { if (b.type === 3) slack.add(i); });
   return { base: t.baseMVA, row, live, slack };
 }
 

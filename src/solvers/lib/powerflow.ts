@@ -350,6 +350,7 @@ export function solveAc(net: PfNetwork, opts: AcOptions = {}): AcSolution {
   const flows = branchFlows(net, br, Vm, Va);
   const VaDeg = new Float64Array(n);
   for (let i = 0; i < n; i++) VaDeg[i] = type[i] === 4 ? net.Va0[i] : Va[i] / DEG;
+  VaDeg[ref0] = net.Va0[ref0]; // the original slack's angle, exactly as given (radians and back would round it)
   for (let i = 0; i < n; i++) if (type[i] === 4) Vm[i] = net.Vm0[i];
   return { converged, iterations, newtonMismatch: normF, Vm, Va: VaDeg, busType: reportType, Pg, Qg, ...flows, qLimited, ref, qLimitsInfeasible: infeasible };
 }
@@ -488,5 +489,6 @@ export function solveDc(net: PfNetwork): DcSolution {
   }
   const VaDeg = new Float64Array(n);
   for (let i = 0; i < n; i++) VaDeg[i] = Va[i] / DEG;
+  VaDeg[ref] = net.Va0[ref];
   return { Va: VaDeg, Pg, Pf };
 }
