@@ -38,6 +38,46 @@ export const MAX_CASE_CHARS = 8 * 1024 * 1024;
 export const MISMATCH_BOUND_PU = 1e-8;
 const SYNTHETIC_DEFAULTS = { N: 30, chords: 10, reactance: 0.1 } as const;
 
+/** A three-bus case: the OpenAPI example of `case`, and as `network` of the same tables. */
+export const EXAMPLE_CASE = `function mpc = case3
+mpc.version = '2';
+mpc.baseMVA = 100;
+%  bus_i type Pd Qd Gs Bs area Vm Va baseKV zone Vmax Vmin
+mpc.bus = [
+  1 3 0   0  0 0 1 1.02 0 230 1 1.1 0.9;
+  2 2 50  20 0 0 1 1.01 0 230 1 1.1 0.9;
+  3 1 120 50 0 5 1 1    0 230 1 1.1 0.9;
+];
+%  bus Pg Qg Qmax Qmin Vg mBase status Pmax Pmin
+mpc.gen = [
+  1 0  0 200 -200 1.02 100 1 300 0;
+  2 80 0 100 -100 1.01 100 1 150 0;
+];
+%  fbus tbus r x b rateA rateB rateC ratio angle status angmin angmax
+mpc.branch = [
+  1 2 0.01  0.08 0.02 0 0 0 0    0 1 -360 360;
+  1 3 0.02  0.10 0.02 0 0 0 0.98 0 1 -360 360;
+  2 3 0.015 0.09 0.02 0 0 0 0    0 1 -360 360;
+];
+`;
+export const EXAMPLE_NETWORK = {
+  baseMVA: 100,
+  bus: [
+    [1, 3, 0, 0, 0, 0, 1, 1.02, 0, 230, 1, 1.1, 0.9],
+    [2, 2, 50, 20, 0, 0, 1, 1.01, 0, 230, 1, 1.1, 0.9],
+    [3, 1, 120, 50, 0, 5, 1, 1, 0, 230, 1, 1.1, 0.9],
+  ],
+  gen: [
+    [1, 0, 0, 200, -200, 1.02, 100, 1, 300, 0],
+    [2, 80, 0, 100, -100, 1.01, 100, 1, 150, 0],
+  ],
+  branch: [
+    [1, 2, 0.01, 0.08, 0.02, 0, 0, 0, 0, 0, 1, -360, 360],
+    [1, 3, 0.02, 0.1, 0.02, 0, 0, 0, 0.98, 0, 1, -360, 360],
+    [2, 3, 0.015, 0.09, 0.02, 0, 0, 0, 0, 0, 1, -360, 360],
+  ],
+};
+
 export const descriptor: SolverDescriptor = {
   name: 'grid',
   domain: 'Power Systems',
@@ -52,13 +92,13 @@ export const descriptor: SolverDescriptor = {
     reactance: z.number().finite().min(1e-4).max(10).optional().describe('synthetic network: mean line reactance in pu (default 0.1); not with case/network'),
     seed: z.number().int().min(0).max(0xffffffff).optional().describe('synthetic network: network and injection seed (default: derived from the input); not with case/network'),
     case: z.string().min(1).max(MAX_CASE_CHARS).optional().describe(
-      'MATPOWER case file text (case format version 2, literal subset): `function mpc = NAME`, `mpc.baseMVA = …;`, `mpc.bus = [ … ];`, `mpc.gen`, `mpc.branch` (MATPOWER column order), `%` comments; gencost, areas, bus_name, gentype, genfuel accepted and ignored; MATLAB code (calls, indexing, expressions, loops) is refused with its line. Exactly one slack bus (type 3); up to 10,000 buses. Not with network.'),
+      'MATPOWER case file text (case format version 2, literal subset): `function mpc = NAME`, `mpc.baseMVA = …;`, `mpc.bus = [ … ];`, `mpc.gen`, `mpc.branch` (MATPOWER column order), `%` comments; gencost, areas, bus_name, gentype, genfuel accepted and ignored; MATLAB code (calls, indexing, expressions, loops) is refused with its line. Exactly one slack bus (type 3); up to 10,000 buses. Not with network.').meta({ examples: [EXAMPLE_CASE] }),
     network: z.strictObject({
       baseMVA: z.number().finite().positive().describe('system MVA base'),
       bus: z.array(z.array(z.number())).min(1).max(LIMITS.buses).describe('bus table rows (13 to 17 numbers each, MATPOWER column order: BUS_I, BUS_TYPE, PD, QD, GS, BS, BUS_AREA, VM, VA, BASE_KV, ZONE, VMAX, VMIN)'),
       gen: z.array(z.array(z.number())).max(LIMITS.generators).describe('generator table rows (10 to 25 numbers: GEN_BUS, PG, QG, QMAX, QMIN, VG, MBASE, GEN_STATUS, PMAX, PMIN, …)'),
       branch: z.array(z.array(z.number())).max(LIMITS.branches).describe('branch table rows (11 to 21 numbers: F_BUS, T_BUS, BR_R, BR_X, BR_B, RATE_A, RATE_B, RATE_C, TAP, SHIFT, BR_STATUS, ANGMIN, ANGMAX)'),
-    }).optional().describe('the MATPOWER tables as JSON, {baseMVA, bus, gen, branch}, rows in MATPOWER column order; not with case'),
+    }).optional().describe('the MATPOWER tables as JSON, {baseMVA, bus, gen, branch}, rows in MATPOWER column order; not with case').meta({ examples: [EXAMPLE_NETWORK] }),
     method: z.enum(['ac', 'dc']).optional().describe("with case/network: 'ac' (default; Newton-Raphson) or 'dc'; the synthetic network is always DC"),
     enforceQLimits: z.boolean().optional().describe('AC with case/network: enforce generator reactive limits (PV buses switch to PQ, as MATPOWER runpf with ENFORCE_Q_LIMS); default false'),
     start: z.enum(['case', 'flat']).optional().describe("AC with case/network: Newton start, 'case' (the case's Vm/Va, setpoints at PV and slack buses, as MATPOWER; default) or 'flat' (Vm = 1, Va = the slack's angle)"),

@@ -6,7 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { descriptor, run } from '../../src/solvers/grid.ts';
+import { descriptor, run, EXAMPLE_CASE, EXAMPLE_NETWORK } from '../../src/solvers/grid.ts';
+import { z } from 'zod';
 import { SvcError } from '../../src/core/errors.ts';
 import { acMismatch } from '../../src/solvers/lib/pf-mismatch.ts';
 import { parseMatpowerCase } from '../../src/solvers/lib/matpower.ts';
@@ -403,4 +404,17 @@ test('no input gives a raw exception: a heavily overloaded case is refused or re
     if (junk === '') { assert.equal(descriptor.input.safeParse({ case: junk }).success, false); continue; }
     refused({ case: junk }, /./);
   }
+  // a 300,000-character name is cut in the message; a row of 2,000 values stops at 1,000
+  assert.ok(refused({ case: 'x'.repeat(300_000) }, /line 1: the command 'x+…'/).message.length < 300);
+  refused({ case: `mpc.bus = [${'1 '.repeat(2000)}];` }, /line 1: a row of mpc\.bus has more than 1000 values/);
+});
+
+test('the OpenAPI examples (a three-bus case as text and as JSON) solve to the same certified result', () => {
+  const a = solve({ case: EXAMPLE_CASE }), b = solve({ network: EXAMPLE_NETWORK });
+  assert.equal(a.precision.withinBound, true);
+  const { case: name, ...rest } = R(a);
+  assert.equal(name, 'case3');
+  assert.deepStrictEqual(R(b), rest);
+  const js = JSON.stringify(z.toJSONSchema(descriptor.input, { io: 'input', unrepresentable: 'any' }));
+  assert.ok(js.includes('"examples"') && js.includes('function mpc = case3'));
 });

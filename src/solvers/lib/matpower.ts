@@ -55,11 +55,16 @@ export interface CaseTables {
   field: 'case' | 'network';
 }
 
-function badLine(line: number, message: string): never {
+/** long words (a 300,000-character name) are cut in messages */
+const clip = (message: string) => message.replace(/\S{61,}/g, (w) => w.slice(0, 57) + '…');
+
+function badLine(line: number, msg: string): never {
+  const message = clip(msg);
   throw refuse('INVALID_INPUT', `case, line ${line}: ${message}`, { line, issues: [{ path: 'case', message: `line ${line}: ${message}` }] });
 }
 
-function badAt(field: string, at: string, message: string): never {
+function badAt(field: string, at: string, msg: string): never {
+  const message = clip(msg);
   const line = /^case, line (\d+)/.exec(at);
   throw refuse('INVALID_INPUT', `${at}: ${message}`, { ...(line ? { line: Number(line[1]) } : {}), issues: [{ path: field, message: `${at}: ${message}` }] });
 }
@@ -70,11 +75,12 @@ function badAt(field: string, at: string, message: string): never {
 type TokKind = 'num' | 'str' | 'id' | 'op' | 'nl' | 'eof';
 interface Tok { kind: TokKind; text: string; line: number; value?: number; space: boolean }
 
-const DEC = /(?:\d+\.?\d*|\.\d+)(?:[eEdD][+-]?\d+)?/y;
 const HEX = /0[xX]([0-9a-fA-F]+)([su](?:8|16|32|64))?/y;
 const BIN = /0[bB]([01]+)([su](?:8|16|32|64))?/y;
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
-const NAME_CHAR = /[A-Za-z0-9_]/;
+const isDigit = (ch: number) => ch >= 48 && ch <= 57;
+const isNameStart = (ch: number) => (ch >= 65 && ch <= 90) || (ch >= 97 && ch <= 122) || ch === 95;
+const isNameChar = (ch: number) => isNameStart(ch) || isDigit(ch);
 
 /** Value of a hex or binary literal with MATLAB's integer-type rules. */
 function intLiteral(digits: string, radix: 16 | 2, suffix: string | undefined, line: number, text: string): number {
@@ -91,17 +97,23 @@ function intLiteral(digits: string, radix: 16 | 2, suffix: string | undefined, l
   return Number(v);
 }
 
-function tokenize(text: string): Tok[] {
-  const toks: Tok[] = [];
+/** The tokens of a case text, made as the parser asks for them (a large case never exists as a
+ * token list). */
+function* tokenize(text: string): Generator<Tok, void, undefined> {
   let line = 1, i = 0, space = false, depth = 0;
   const n = text.length;
   let lineStart = true;
-  const push = (kind: TokKind, t: string, value?: number) => { toks.push({ kind, text: t, line, value, space }); space = false; lineStart = false; };
+  let prev: Tok | undefined;
+  const make = (kind: TokKind, t: string, value?: number): Tok => {
+    prev = { kind, text: t, line, value, space };
+    space = false; lineStart = false;
+    return prev;
+  };
   while (i < n) {
     const c = text[i];
     if (c === '\n' || c === '\r') {
       if (c === '\r' && text[i + 1] === '\n') i++;
-      push('nl', '\n');
+      yield make('nl', '\n');
       line++; i++; lineStart = true;
       continue;
     }
@@ -124,7 +136,7 @@ function tokenize(text: string): Tok[] {
         }
         if (!closed) badLine(startLine, 'block comment %{ is not closed by a line holding only %}');
         i = j;
-        push('nl', '\n');
+        yield make('nl', '\n');
         line++; lineStart = true;
         continue;
       }
@@ -139,35 +151,52 @@ function tokenize(text: string): Tok[] {
       continue;
     }
     if ((c >= '0' && c <= '9') || (c === '.' && text[i + 1] >= '0' && text[i + 1] <= '9')) {
-      let m: RegExpExecArray | null;
-      HEX.lastIndex = i; BIN.lastIndex = i; DEC.lastIndex = i;
+      let m: RegExpExecArray | null = null;
       let value: number, t: string;
-      if ((m = HEX.exec(text))) { t = m[0]; value = intLiteral(m[1], 16, m[2], line, t); }
-      else if ((m = BIN.exec(text))) { t = m[0]; value = intLiteral(m[1], 2, m[2], line, t); }
-      else { m = DEC.exec(text)!; t = m[0]; value = Number(t.replace(/[dD]/, 'e')); }
+      const x = text[i + 1];
+      if (c === '0' && (x === 'x' || x === 'X' || x === 'b' || x === 'B')) { HEX.lastIndex = i; BIN.lastIndex = i; }
+      if (c === '0' && (x === 'x' || x === 'X') && (m = HEX.exec(text))) { t = m[0]; value = intLiteral(m[1], 16, m[2], line, t); }
+      else if (c === '0' && (x === 'b' || x === 'B') && (m = BIN.exec(text))) { t = m[0]; value = intLiteral(m[1], 2, m[2], line, t); }
+      else {
+        // a decimal literal, scanned by hand (the hot path of a large case): digits [. digits] [e|E|d|D [+-] digits]
+        let j = i, fortran = false;
+        while (j < n && isDigit(text.charCodeAt(j))) j++;
+        if (text[j] === '.' && !text.startsWith('...', j)) { j++; while (j < n && isDigit(text.charCodeAt(j))) j++; }
+        const e = text[j];
+        if (e === 'e' || e === 'E' || e === 'd' || e === 'D') {
+          let k = j + 1;
+          if (text[k] === '+' || text[k] === '-') k++;
+          if (k < n && isDigit(text.charCodeAt(k))) {
+            while (k < n && isDigit(text.charCodeAt(k))) k++;
+            fortran = e === 'd' || e === 'D';
+            j = k;
+          }
+        }
+        t = text.slice(i, j);
+        value = Number(fortran ? t.replace(/[dD]/, 'e') : t);
+      }
       const next = text[i + t.length];
-      if (next !== undefined && NAME_CHAR.test(next)) {
+      if (next !== undefined && isNameChar(next.charCodeAt(0))) {
         const tail = /[A-Za-z0-9_]*/y; tail.lastIndex = i + t.length;
         const word = t + tail.exec(text)![0];
         if (/^(?:\d+\.?\d*|\.\d+)(?:[eEdD][+-]?\d+)?[ij]$/.test(word)) badLine(line, `'${word}' is a complex number; case tables are real`);
         badLine(line, `'${word}' is not a number`);
       }
       if (next === '.' && !text.startsWith('...', i + t.length) && t.includes('.')) badLine(line, `'${t}.' is not a number`);
-      push('num', t, value);
+      yield make('num', t, value);
       i += t.length;
       continue;
     }
-    if (/[A-Za-z_]/.test(c)) {
+    if (isNameStart(c.charCodeAt(0))) {
       IDENT.lastIndex = i;
       const t = IDENT.exec(text)![0];
-      push('id', t);
+      yield make('id', t);
       i += t.length;
       continue;
     }
     if (c === "'" || c === '"') {
-      const prev = toks[toks.length - 1];
       const afterValue = prev && (prev.kind === 'id' || prev.kind === 'num' || prev.kind === 'str' || (prev.kind === 'op' && (prev.text === ']' || prev.text === '}' || prev.text === ')' || prev.text === "'")));
-      if (c === "'" && afterValue && !(depth > 0 && space)) { push('op', "'"); i++; continue; } // transpose
+      if (c === "'" && afterValue && !(depth > 0 && space)) { yield make('op', "'"); i++; continue; } // transpose
       let j = i + 1, s = '';
       for (;;) {
         if (j >= n || text[j] === '\n' || text[j] === '\r') badLine(line, `text starting with ${c} is not closed on its line`);
@@ -177,18 +206,17 @@ function tokenize(text: string): Tok[] {
         }
         s += text[j]; j++;
       }
-      push('str', s);
+      yield make('str', s);
       i = j + 1;
       continue;
     }
     if (c === '[' || c === '{') depth++;
     if ((c === ']' || c === '}') && depth > 0) depth--;
     // every other character is an operator or punctuation; the parser decides what is allowed
-    push('op', c);
+    yield make('op', c);
     i++;
   }
-  push('eof', '');
-  return toks;
+  yield make('eof', '');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -203,16 +231,29 @@ type Literal =
 const KEYWORDS = new Set(['for', 'parfor', 'while', 'do', 'until', 'if', 'elseif', 'else', 'switch', 'case', 'otherwise',
   'try', 'catch', 'return', 'break', 'continue', 'global', 'persistent', 'function', 'end', 'endfunction', 'unwind_protect', 'spmd', 'classdef']);
 const NUMBER_WORDS: Record<string, number> = { Inf: Infinity, inf: Infinity, NaN: NaN, nan: NaN };
+/** the most values a matrix row may hold (case tables have at most 25 columns; gencost rows more) */
+const MAX_ROW_VALUES = 1000;
 const READ_FIELDS = new Set(['baseMVA', 'bus', 'gen', 'branch', 'version']);
 /** Fields MATPOWER's power flow does not read: accepted, checked to be literals, ignored. */
 export const IGNORED_FIELDS = ['gencost', 'areas', 'bus_name', 'gentype', 'genfuel'] as const;
 
 class Parser {
-  private k = 0;
-  private readonly toks: Tok[];
-  constructor(toks: Tok[]) { this.toks = toks; }
-  peek(o = 0): Tok { return this.toks[Math.min(this.k + o, this.toks.length - 1)]; }
-  next(): Tok { return this.toks[this.k++]; }
+  private readonly source: Generator<Tok, void, undefined>;
+  private readonly ahead: Tok[] = [];
+  private eof: Tok | undefined;
+  constructor(source: Generator<Tok, void, undefined>) { this.source = source; }
+  peek(o = 0): Tok {
+    while (this.ahead.length <= o) {
+      if (this.eof) return this.eof;
+      const r = this.source.next();
+      if (r.done) throw new Error('tokenizer ended without eof');
+      if (r.value.kind === 'eof') this.eof = r.value;
+      this.ahead.push(r.value);
+    }
+    return this.ahead[o];
+  }
+  next(): Tok { const t = this.peek(); if (t.kind !== 'eof') this.ahead.shift(); return t; }
+  skip(count: number): void { for (let c = 0; c < count; c++) this.next(); }
   isOp(t: Tok, s: string): boolean { return t.kind === 'op' && t.text === s; }
 
   /** a MATLAB-code refusal describing what the statement at t does */
@@ -238,10 +279,10 @@ class Parser {
       sign = t.text === '-' ? -1 : 1; o = 1;
     }
     const u = this.peek(o);
-    if (u.kind === 'num') { this.k += o + 1; return { value: sign * u.value!, line: u.line }; }
+    if (u.kind === 'num') { this.skip(o + 1); return { value: sign * u.value!, line: u.line }; }
     if (u.kind === 'id' && Object.hasOwn(NUMBER_WORDS, u.text)) {
       if (this.isOp(this.peek(o + 1), '(')) return null;
-      this.k += o + 1;
+      this.skip(o + 1);
       return { value: sign * NUMBER_WORDS[u.text], line: u.line };
     }
     return null;
@@ -271,6 +312,7 @@ class Parser {
       const num = this.signedNumber(row.length === 0 || expectElement || t.space);
       if (num) {
         if (row.length === 0) rowLine = num.line;
+        if (row.length === MAX_ROW_VALUES) badLine(rowLine, `a row of ${table} has more than ${MAX_ROW_VALUES} values`);
         row.push(num.value); expectElement = false;
         continue;
       }
@@ -286,11 +328,15 @@ class Parser {
   }
 
   cell(open: Tok): Literal {
+    let entries = 0;
+    const limit = 2 * LIMITS.buses;
     for (;;) {
       const t = this.peek();
       if (t.kind === 'eof') badLine(open.line, `the cell array opened here with { is not closed by }`);
       if (this.isOp(t, '}')) { this.next(); break; }
-      if (t.kind === 'nl' || this.isOp(t, ';') || this.isOp(t, ',') || t.kind === 'str') { this.next(); continue; }
+      if (t.kind === 'nl' || this.isOp(t, ';') || this.isOp(t, ',')) { this.next(); continue; }
+      if (++entries > limit) badLine(t.line, `the cell array opened on line ${open.line} has more than ${limit.toLocaleString('en')} entries`);
+      if (t.kind === 'str') { this.next(); continue; }
       if (this.signedNumber(true)) continue;
       if (t.kind === 'id') this.code(t, `the name '${t.text}' inside a cell array`);
       this.code(t, `the operator '${t.text}' inside a cell array`);
@@ -300,7 +346,7 @@ class Parser {
 
   literal(field: string): Literal {
     const t = this.peek();
-    if (this.isOp(t, '[')) { this.next(); return this.matrix(t, `mpc.${field}`, field in ROW_LIMIT ? ROW_LIMIT[field as TableName] : 1_000_000); }
+    if (this.isOp(t, '[')) { this.next(); return this.matrix(t, `mpc.${field}`, Object.hasOwn(ROW_LIMIT, field) ? ROW_LIMIT[field as TableName] : 2 * LIMITS.generators); }
     if (this.isOp(t, '{')) { this.next(); return this.cell(t); }
     if (t.kind === 'str') { this.next(); return { kind: 'string', value: t.text, line: t.line }; }
     const num = this.signedNumber(true);
@@ -393,7 +439,7 @@ export function parseMatpowerCase(text: string): CaseTables {
 
   const version = values.get('version');
   if (version && !(version.kind === 'string' && version.value === '2')) badLine(version.line, "mpc.version must be '2' (the version-2 case struct; version 1 files are not supported)");
-  const lastLine = Math.max(1, text.split('\n').length);
+  const lastLine = p.peek().line;
   const base = values.get('baseMVA');
   if (!base) badLine(lastLine, `no ${out}.baseMVA in the case`);
   let baseMVA: number;
