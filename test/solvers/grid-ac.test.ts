@@ -366,6 +366,11 @@ test('every literal form MATLAB allows reads as the plain case does', () => {
   const oddOut = solve({ case: odd });
   assert.deepStrictEqual(R(oddOut).buses, R(plainOut).buses);
   assert.deepStrictEqual(R(oddOut).branches, R(plainOut).branches);
+  // Windows line ends, and the function closed by end or endfunction
+  for (const variant of [plain.replace(/\n/g, '\r\n'), plain + '\nend\n', plain + '\nendfunction']) {
+    assert.deepStrictEqual(R(solve({ case: variant })).buses, R(plainOut).buses);
+  }
+  refused({ case: plain + '\nend\nmpc.baseMVA = 10;\n' }, /after the end of the function/);
   // gencost, bus_name, areas are accepted and ignored
   const withExtras = caseText(tablesOf(plain), "mpc.gencost = [2 0 0 3 0.1 20 0];\nmpc.areas = [1 1];\nmpc.gentype = {'ST'; 'NG'};\n");
   assert.deepStrictEqual(R(solve({ case: withExtras })).buses, R(plainOut).buses);
