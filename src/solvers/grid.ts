@@ -7,7 +7,7 @@
 // B_ii = Σ_j 1/x_ij, B_ij = −1/x_ij. B is singular (θ is defined up to a constant); bus 0 is
 // the slack, θ_0 = 0, and its row and column are removed. The reduced matrix is symmetric
 // positive definite for a connected network (a ring is connected), so it is factorised by dense
-// Cholesky (Golub & Van Loan, "Matrix Computations", 4th ed., Alg. 4.2.1), followed by two
+// Cholesky (lib/dense.ts; Golub & Van Loan, "Matrix Computations", 4th ed., Alg. 4.2.1), followed by two
 // steps of iterative refinement. No stability condition: a direct solve of an SPD system.
 // Network: a ring 0-1-…-(N−1)-0 plus `chords` distinct random chords between non-adjacent buses;
 // reactance of each line = reactance·(0.5 + u), u uniform in [0, 1) (mean `reactance`).
@@ -27,6 +27,7 @@ import { z } from 'zod';
 import type { SolverDescriptor, SolverRun, SolverOutput, SolverContext } from './types.ts';
 import { refuse } from '../core/errors.ts';
 import { createRng } from './lib/rng.ts';
+import { cholesky, choleskySolve } from './lib/dense.ts';
 import { precisionOf } from './lib/precision.ts';
 import { parseMatpowerCase, tablesFromJson, buildPfNetwork, LIMITS, type CaseTables } from './lib/matpower.ts';
 import { solveAc, solveDc } from './lib/powerflow.ts';
@@ -126,42 +127,6 @@ export const descriptor: SolverDescriptor = {
   ],
 };
 
-/** In-place Cholesky factorisation A = L·Lᵀ of an n×n SPD matrix (row-major); L in the lower
- *  triangle. Returns false if A is not positive definite. */
-export function cholesky(a: Float64Array, n: number): boolean {
-  for (let j = 0; j < n; j++) {
-    let d = a[j * n + j];
-    const rj = j * n;
-    for (let k = 0; k < j; k++) d -= a[rj + k] * a[rj + k];
-    if (!(d > 0)) return false;
-    d = Math.sqrt(d);
-    a[rj + j] = d;
-    const inv = 1 / d;
-    for (let i = j + 1; i < n; i++) {
-      const ri = i * n;
-      let s = a[ri + j];
-      for (let k = 0; k < j; k++) s -= a[ri + k] * a[rj + k];
-      a[ri + j] = s * inv;
-    }
-  }
-  return true;
-}
-
-/** Solves L·Lᵀ·x = b in place (b becomes x). */
-export function choleskySolve(l: Float64Array, n: number, b: Float64Array): void {
-  for (let i = 0; i < n; i++) {
-    let s = b[i];
-    const ri = i * n;
-    for (let k = 0; k < i; k++) s -= l[ri + k] * b[k];
-    b[i] = s / l[ri + i];
-  }
-  for (let i = n - 1; i >= 0; i--) {
-    let s = b[i];
-    for (let k = i + 1; k < n; k++) s -= l[k * n + i] * b[k];
-    b[i] = s / l[i * n + i];
-  }
-}
-
 export interface Network {
   N: number;
   from: Int32Array;
@@ -211,11 +176,9 @@ export function solveDcFlow(net: Network): { theta: Float64Array; flow: Float64A
     if (j >= 0) B[j * n + j] += y;
     if (i >= 0 && j >= 0) { B[i * n + j] -= y; B[j * n + i] -= y; }
   }
-  const A = Float64Array.from(B);
-  if (!cholesky(A, n)) throw refuse('SHAPE_REFUSED', 'the reduced susceptance matrix is not positive definite (disconnected network)');
-  const th = new Float64Array(n);
-  for (let i = 0; i < n; i++) th[i] = P[i + 1];
-  choleskySolve(A, n, th);
+  const L = cholesky(B, n);
+  if (!L) throw refuse('SHAPE_REFUSED', 'the reduced susceptance matrix is not positive definite (disconnected network)');
+  const th = choleskySolve(L, n, P.subarray(1));
   // iterative refinement: r = P − B·θ, θ += B⁻¹·r
   const r = new Float64Array(n);
   for (let pass = 0; pass < 2; pass++) {
@@ -225,8 +188,8 @@ export function solveDcFlow(net: Network): { theta: Float64Array; flow: Float64A
       for (let j = 0; j < n; j++) s -= B[ri + j] * th[j];
       r[i] = s;
     }
-    choleskySolve(A, n, r);
-    for (let i = 0; i < n; i++) th[i] += r[i];
+    const d = choleskySolve(L, n, r);
+    for (let i = 0; i < n; i++) th[i] += d[i];
   }
   const theta = new Float64Array(N);
   for (let i = 0; i < n; i++) theta[i + 1] = th[i];
@@ -286,13 +249,12 @@ export const run: SolverRun = (input, ctx) => {
       // one entry per line, as parallel arrays (compact for large networks)
       lines: { from: Array.from(net.from), to: Array.from(net.to), x: Array.from(net.x), flow: Array.from(flow) },
     },
-    precision: {
+    precision: precisionOf({
       errorPct: maxP > 0 ? (100 * maxRes) / maxP : 0,
-      boundPct: 0.1,
       reference: 'power balance (Kirchhoff) at every bus from the line flows; residual at most 1e-9 pu',
-      withinBound: maxRes <= 1e-9,
       referenceValue: maxRes,
-    },
+      alsoHolds: maxRes <= 1e-9,
+    }),
     series: { bus: Array.from({ length: N }, (_, i) => i), theta: Array.from(theta), injection: Array.from(net.P) },
   };
 };
