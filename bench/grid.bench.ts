@@ -64,6 +64,13 @@ const rows: string[][] = [['network', 'buses', 'branches', 'AC its', 'AC solve',
 const cases: { name: string; body: Record<string, unknown> }[] = [];
 for (const c of ['case14', 'case30', 'case57', 'case118']) cases.push({ name: c, body: { case: readFileSync(new URL(`${c}.m`, FIX), 'utf8') } });
 for (const k of [10, 42, 84]) cases.push({ name: `case118 × ${k} (JSON)`, body: { network: tiled(k) } });
+{
+  // the largest network once more as case text, to time the reader on a 2.5 MB file
+  const t = tiled(84);
+  const m = (rows: number[][]) => rows.map((r) => '\t' + r.join('\t') + ';').join('\n');
+  const text = `function mpc = tiled\nmpc.version = '2';\nmpc.baseMVA = ${t.baseMVA};\nmpc.bus = [\n${m(t.bus)}\n];\nmpc.gen = [\n${m(t.gen)}\n];\nmpc.branch = [\n${m(t.branch)}\n];\n`;
+  cases.push({ name: `case118 × 84 (text, ${(text.length / 1e6).toFixed(1)} MB)`, body: { case: text } });
+}
 
 for (const { name, body } of cases) {
   const input = grid.descriptor.input.parse(body);
