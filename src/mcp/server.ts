@@ -21,6 +21,8 @@ interface Session {
 }
 
 const SESSION_IDLE_MS = 30 * 60 * 1000;
+/** a tools/call may carry a user's file (an 8 MiB CNF or MATPOWER case) plus its JSON escaping */
+const MCP_BODY_LIMIT = 10 * 1024 * 1024;
 /** tools/call with its params unparsed (see buildServer) */
 const TOOLS_CALL = z.object({ method: z.literal('tools/call'), params: z.unknown() });
 const MAX_SESSIONS = 1000;
@@ -191,7 +193,7 @@ export async function registerMcp(fastify: FastifyInstance, app: App): Promise<v
       }
       return handle(req, reply);
     };
-    scope.post('/api/mcp', { bodyLimit: 4 * 1024 * 1024 }, guarded);
+    scope.post('/api/mcp', { bodyLimit: MCP_BODY_LIMIT }, guarded);
     scope.get('/api/mcp', guarded);
     scope.delete('/api/mcp', guarded);
   });

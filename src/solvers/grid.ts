@@ -125,6 +125,8 @@ export const descriptor: SolverDescriptor = {
     'ac power flow', 'matpower', 'newton-raphson', 'voltage magnitude', 'reactive power', 'pv bus', 'pq bus',
     'admittance', 'losses', 'ieee 14 bus', 'ieee 118 bus', 'case file',
   ],
+  // a 10,000-bus case file is about 3 MB
+  bodyLimit: 9 * 1024 * 1024,
 };
 
 export interface Network {
