@@ -52,7 +52,8 @@ const input = z.strictObject({
   ...userFields,
   source: z.string().min(1).max(EXPR_MAX_LENGTH).optional()
     .describe('user mode: source f in u_t = alpha*laplacian(u) + f, an expression in x, y (2-D), t and u; '
-      + 'a u-dependent source is extrapolated in time in the implicit schemes (explicit in u)'),
+      + 'a u-dependent source is extrapolated in time in the implicit schemes (explicit in u)')
+    .meta({ examples: ['sin(pi*x)*exp(-t)', '10*u*(1-u)'] }),
 });
 
 export type HeatInput = z.infer<typeof input>;

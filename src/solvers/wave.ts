@@ -51,9 +51,10 @@ const input = z.strictObject({
   mu: z.number().min(1e-6).max(1e6).optional().describe('permeability (maxwell; default 1)'),
   // user mode (docs/solvers-fields-a.md, "heat and wave: the user mode")
   ...userFields,
-  initialVelocity: fieldInit('user mode: initial velocity u_t(x, y, 0)'),
+  initialVelocity: fieldInit('user mode: initial velocity u_t(x, y, 0)', ['-pi*cos(pi*x)', '0']),
   source: z.string().min(1).max(EXPR_MAX_LENGTH).optional()
-    .describe('user mode: source f in u_tt = c^2*laplacian(u) + f, an expression in x, y (2-D), t and u'),
+    .describe('user mode: source f in u_tt = c^2*laplacian(u) + f, an expression in x, y (2-D), t and u')
+    .meta({ examples: ['sin(5*t)*exp(-100*(x-0.5)^2)', '-4*u'] }),
 });
 
 export type WaveInput = z.infer<typeof input>;

@@ -55,22 +55,27 @@ const sideSchema = z.strictObject({
     .describe('a number, or an expression in t and the coordinate along the side (y on left/right, x on bottom/top); default 0; not for periodic'),
 });
 
-export const fieldInit = (what: string) => z.union([
+export const fieldInit = (what: string, examples: unknown[]) => z.union([
   expr,
   z.array(z.number()).min(2).max(MAX_AXIS_NODES),
   z.array(z.array(z.number()).min(2).max(MAX_AXIS_NODES)).min(2).max(MAX_AXIS_NODES),
-]).optional().describe(`${what}: an expression in x (and y), or the node values: an array of nx+1 numbers (1-D), `
-  + 'or ny+1 rows of nx+1 numbers (2-D, row j at y = j·dy), boundary nodes included; default 0');
+]).describe(`${what}: an expression in x (and y), or the node values: an array of nx+1 numbers (1-D), `
+  + 'or ny+1 rows of nx+1 numbers (2-D, row j at y = j·dy), boundary nodes included; default 0').meta({ examples }).optional();
 
 /** The user-mode fields; any of them selects the user mode. */
 export const userFields = {
-  initial: fieldInit('initial condition u(x, y, 0)'),
+  initial: fieldInit('initial condition u(x, y, 0)', ['x*(1-x)', 'exp(-50*((x-0.5)^2+(y-0.5)^2))', [0, 0.09, 0.16, 0.21, 0.24, 0.25, 0.24, 0.21, 0.16, 0.09, 0]]),
   boundary: z.strictObject({ left: sideSchema.optional(), right: sideSchema.optional(), bottom: sideSchema.optional(), top: sideSchema.optional() })
-    .optional().describe('per-side conditions {left, right, bottom, top} (x = 0, x = Lx, y = 0, y = Ly); a side not given is Dirichlet 0'),
-  Lx: z.number().min(1e-6).max(1e6).optional().describe('domain length along x (default 1); user mode'),
-  Ly: z.number().min(1e-6).max(1e6).optional().describe('domain length along y (default 1); user mode, 2-D'),
-  probes: z.array(z.array(z.number()).min(1).max(2)).min(1).max(32).optional()
-    .describe('points [x] or [x, y] inside the domain whose values are reported; default: the centre'),
+    .describe('per-side conditions {left, right, bottom, top} (x = 0, x = Lx, y = 0, y = Ly); a side not given is Dirichlet 0')
+    .meta({ examples: [
+      { left: { type: 'dirichlet', value: 1 }, right: { type: 'neumann', value: 0 } },
+      { left: { type: 'periodic' }, right: { type: 'periodic' }, bottom: { type: 'dirichlet', value: 'sin(pi*x)*exp(-t)' }, top: { type: 'neumann', value: -0.5 } },
+    ] }).optional(),
+  Lx: z.number().min(1e-6).max(1e6).describe('domain length along x (default 1); user mode').meta({ examples: [2] }).optional(),
+  Ly: z.number().min(1e-6).max(1e6).describe('domain length along y (default 1); user mode, 2-D').meta({ examples: [0.5] }).optional(),
+  probes: z.array(z.array(z.number()).min(1).max(2)).min(1).max(32)
+    .describe('points [x] or [x, y] inside the domain whose values are reported; default: the centre')
+    .meta({ examples: [[[0.5], [0.25]], [[0.5, 0.5], [0.1, 0.9]]] }).optional(),
   boundPct: z.number().positive().max(100).optional()
     .describe('user mode: largest accepted error estimate, % of the solution scale (default 1)'),
 };
