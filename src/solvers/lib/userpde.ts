@@ -482,12 +482,18 @@ export class Grid {
     this.fillGhostsY(u, S);
   }
 
-  /** Largest |u| over the nodes. */
+  /** Largest |u| over the nodes; NaN as soon as a node is NaN. */
   maxAbs(u: Float64Array): number {
     let m = 0;
     for (let j = 0; j <= this.ny; j++) {
       const r = this.idx(0, j);
-      for (let p = r, e = r + this.nx; p <= e; p++) { const a = Math.abs(u[p]); if (a > m || a !== a) m = a !== a ? Number.NaN : a; if (m !== m) return m; }
+      for (let p = r, e = r + this.nx; p <= e; p++) {
+        const a = Math.abs(u[p]);
+        if (!(a <= m)) {
+          if (Number.isNaN(a)) return Number.NaN;
+          m = a;
+        }
+      }
     }
     return m;
   }
