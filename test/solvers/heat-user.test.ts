@@ -225,7 +225,7 @@ test('bad input is a 400 naming the field: mode conflicts, periodic on one side,
     [{ dim: 1, initial: 'x', source: 'log(x - 0.5)' }, /source/],
     [{ dim: 1, boundary: { right: { type: 'dirichlet', value: '1/(t - 0.01)' } }, dt: 1e-3, steps: 20 }, /boundary.right.value is not finite .*t = 0.01/],
     [{ initial: 'x', nx: 128, ny: 128, steps: 20000 }, /too much work/],
-    [{ dim: 1, nx: 128, steps: 20000, initial: 'x', source: 'sin(t)' }, /expression evaluations/],
+    [{ nx: 128, ny: 128, steps: 3000, initial: 'x', source: 'sin(t)' }, /expression evaluations/],
   ];
   for (const [fields, msg] of cases) {
     assert.throws(() => solve(fields), (e: any) => {

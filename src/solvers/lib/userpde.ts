@@ -35,6 +35,7 @@
 import { z } from 'zod';
 import { refuse, SvcError } from '../../core/errors.ts';
 import { compileSafe } from '../../core/sandbox.ts';
+import { compileSystem } from './expr.ts';
 import { factorTridiagonal, solveFactored, solveFactoredBatch, type TridiagonalFactor } from './tridiag.ts';
 import { precisionOf } from './precision.ts';
 import type { Precision } from '../types.ts';
@@ -110,9 +111,10 @@ export function checkModeConflicts(inp: Record<string, unknown>, conflicting: st
 
 export type Fn = (args: Float64Array) => number;
 
-/** Compiles a user expression over `vars` (in that order) into f(args). Unknown names are refused
- * here, naming the field. Booleans count as 0/1; a non-number result throws. */
-// TODO(expr.ts): switch to compileSystem([src], vars) from lib/expr.ts once it is on main.
+/** Compiles a user expression over `vars` (in that order) into f(args) by lib/expr.ts. The
+ * sandbox check runs first so that every refusal (syntax, whitelist, unknown names) names the
+ * field. Comparisons give 0/1; a value outside a function's real domain is NaN, which the callers
+ * refuse as non-finite. */
 export function compileScalar(src: string, vars: string[], field: string): { fn: Fn; uses: Set<string> } {
   let c;
   try {
@@ -126,20 +128,16 @@ export function compileScalar(src: string, vars: string[], field: string): { fn:
     throw refuse('INVALID_INPUT', `${field}: unknown variable${unknown.length > 1 ? 's' : ''} ${unknown.map((s) => `'${s}'`).join(', ')}; `
       + `the expression may use ${vars.join(', ')}`, { field });
   }
-  const scope: Record<string, number> = {};
-  const fn: Fn = (args) => {
-    for (let k = 0; k < vars.length; k++) scope[vars[k]] = args[k];
-    let r: unknown;
-    try {
-      r = c.evaluate(scope);
-    } catch (e) {
-      if (e instanceof SvcError) throw refuse('INVALID_INPUT', `${field}: ${e.message}`, { field });
-      throw e;
-    }
-    if (typeof r === 'boolean') return r ? 1 : 0;
-    if (typeof r !== 'number') throw refuse('INVALID_INPUT', `${field}: the expression must give a number`, { field });
-    return r;
-  };
+  let sys;
+  try {
+    sys = compileSystem([src], vars, {}, { maxLength: EXPR_MAX_LENGTH, field });
+  } catch (e) {
+    if (e instanceof SvcError) throw refuse('INVALID_INPUT', e.message.replace(`${field}[0]: `, `${field}: `), { field });
+    throw e;
+  }
+  const out = new Float64Array(1);
+  const evaluate = sys.evaluate;
+  const fn: Fn = (args) => { evaluate(args, out); return out[0]; };
   return { fn, uses: new Set(c.symbols) };
 }
 
@@ -744,8 +742,8 @@ export function workOf(P: UserProblem, nx: number, ny: number, steps: number, ti
 
 /** ~10 s of one core for ADI (~16 ns per node update), less for FTCS and leapfrog */
 export const MAX_NODE_STEPS = 6e8;
-/** sandboxed evaluations cost ~0.8 µs each today: 1e7 is ~8 s (raise when lib/expr.ts lands) */
-export const MAX_EVALUATIONS = 1e7;
+/** a compiled evaluation (lib/expr.ts) with its loop costs ~20 ns: 3e8 is ~6 s on top of the updates */
+export const MAX_EVALUATIONS = 3e8;
 
 /** Refuses runs past the work limits (the coarse and the refined solve together). */
 export function checkWork(P: UserProblem, nx: number, ny: number, steps: number, timeFactor: number): void {
