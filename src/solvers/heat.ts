@@ -30,7 +30,7 @@ import { z } from 'zod';
 import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverRun, SolverOutput, Stability } from './types.ts';
 import { factorConstantTridiagonal, solveFactored, solveFactoredBatch } from './lib/tridiag.ts';
-import { relErrPct } from './lib/precision.ts';
+import { relErrPct, precisionOf } from './lib/precision.ts';
 import {
   userFields, EXPR_MAX_LENGTH, checkModeConflicts, prepareUserProblem, checkWork, workOf, Grid, Recorder, fillField,
   explicitUpdate, evalSource, LineSolver, addImplicitBoundary, richardson, type UserProblem, type GridRun,
@@ -284,13 +284,12 @@ export const run: SolverRun<HeatInput> = (inp, ctx): SolverOutput => {
       schemeErrorPct: relErrPct(value, discrete),
       truncationErrorPct: relErrPct(discrete, reference),
     },
-    precision: {
+    precision: precisionOf({
       errorPct,
       boundPct,
       reference: oneD ? 'exp(-alpha*pi^2*mode^2*t)' : 'exp(-alpha*pi^2*(kx^2+ky^2)*t)',
-      withinBound: errorPct <= boundPct,
       referenceValue: reference,
-    },
+    }),
     series: { t: ts, amplitude: amps, reference: refs },
     stability,
     method: methodUsed,

@@ -28,7 +28,7 @@
 import { z } from 'zod';
 import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverRun, SolverOutput, Stability } from './types.ts';
-import { relErrPct } from './lib/precision.ts';
+import { relErrPct, precisionOf } from './lib/precision.ts';
 import {
   userFields, fieldInit, EXPR_MAX_LENGTH, checkModeConflicts, prepareUserProblem, checkWork, workOf, Grid, Recorder, fillField,
   explicitUpdate, evalSource, richardson, type UserProblem, type GridRun,
@@ -363,13 +363,12 @@ export const run: SolverRun<WaveInput> = (inp, ctx): SolverOutput => {
         errorPct: omegaMeasured === null ? null : relErrPct(omegaMeasured, omega),
       },
     },
-    precision: {
+    precision: precisionOf({
       errorPct,
       boundPct,
       reference: 'initial discrete energy (leapfrog invariant); mode frequency c*pi*sqrt(kx^2+ky^2) in result.frequency',
-      withinBound: errorPct <= boundPct,
       referenceValue: e0,
-    },
+    }),
     series: { t: sT, energy: sE, amplitude: sA },
     stability,
     method: maxwell ? 'yee-fdtd-te' : 'leapfrog',
