@@ -49,7 +49,7 @@
 //   one-sided second-order formula (−3f(x) + 4f(x ± h) − f(x ± 2h))/(±2h) into the box, so the
 //   objective is never evaluated outside the bounds.
 // There is no stability condition: every method only accepts steps that decrease f.
-import { cholesky, choleskySolve } from './dense.ts';
+import { cholesky, choleskySolve, forwardSubstitute, backSubstituteTransposed } from './dense.ts';
 
 const EPS = 2.220446049250313e-16;
 
@@ -486,19 +486,28 @@ export function middleMatrix(S: Float64Array[], Y: Float64Array[], theta: number
   }
   const cT = cholesky(T, k);
   if (!cT) return null;
+  // T⁻¹ column by column (in place), then the blocks M22 = T⁻¹, M21 = T⁻¹·L·D⁻¹, M12 = M21ᵀ,
+  // M11 = −D⁻¹ + D⁻¹·Lᵀ·M21
+  const Ti = new Float64Array(k * k), col = new Float64Array(k);
+  for (let c = 0; c < k; c++) {
+    col.fill(0); col[c] = 1;
+    forwardSubstitute(cT, k, col);
+    backSubstituteTransposed(cT, k, col);
+    for (let i = 0; i < k; i++) Ti[i * k + c] = col[i];
+  }
   const M = new Float64Array(k2 * k2);
-  const v = new Float64Array(k2), a = new Float64Array(k), rhs = new Float64Array(k);
-  for (let col = 0; col < k2; col++) {
-    v.fill(0); v[col] = 1;
-    for (let i = 0; i < k; i++) a[i] = v[i] / Dg[i];
-    for (let i = 0; i < k; i++) { let t = v[k + i]; for (let j = 0; j < k; j++) t += L[i * k + j] * a[j]; rhs[i] = t; }
-    const b = choleskySolve(cT, k, rhs);
-    for (let i = 0; i < k; i++) {
-      let t = -a[i];
-      for (let j = 0; j < k; j++) t += L[j * k + i] * b[j] / Dg[i];
-      M[i * k2 + col] = t;
-      M[(k + i) * k2 + col] = b[i];
-    }
+  for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) {
+    let t = 0;
+    for (let q = j + 1; q < k; q++) t += Ti[i * k + q] * L[q * k + j]; // L is strictly lower triangular
+    t /= Dg[j];
+    M[(k + i) * k2 + j] = t; // M21
+    M[j * k2 + k + i] = t; // M12
+    M[(k + i) * k2 + k + j] = Ti[i * k + j]; // M22
+  }
+  for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) {
+    let t = 0;
+    for (let q = i + 1; q < k; q++) t += L[q * k + i] * M[(k + q) * k2 + j];
+    M[i * k2 + j] = t / Dg[i] - (i === j ? 1 / Dg[i] : 0);
   }
   return M;
 }
