@@ -108,7 +108,7 @@ async function main() {
   if (cmd === 'solve') {
     if (!pos[1]) die(USAGE);
     const input = pos[2] ? parseJson(pos[2], 'input') : {};
-    const { runUnsealed } = await import('./solvers/engine.ts');
+    const { runUnsealed } = await import('./ops/solvers.ts');
     try {
       const out = await runUnsealed(pos[1], input);
       process.stdout.write(JSON.stringify({ sealed: false, note: 'unsealed local run', solver: pos[1], ...out }, null, 2) + '\n');

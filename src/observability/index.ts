@@ -17,7 +17,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../app.ts';
+import type { App } from '../ops/types.ts';
 import { Registry, PROMETHEUS_CONTENT_TYPE, type Counter, type Gauge, type Histogram } from './metrics.ts';
 import { SvcError } from '../core/errors.ts';
 import { observerSubscribers } from '../ops/observer-stream.ts';

@@ -4,7 +4,7 @@ import { defineOp, type Operation } from './types.ts';
 import { ALPHA, PULSE_HZ, SVCOND_SECONDS, pulseAt } from '../core/clock.ts';
 import { verifyProof, PROOF_INFO, PROOF_SALT } from '../core/seal.ts';
 import { assertMachineCaller, SCRYPT_PARAMS } from '../services/identity.ts';
-import { folderField } from '../solvers/engine.ts';
+import { folderField } from './schema.ts';
 
 const finite = z.number().finite();
 

@@ -2,7 +2,7 @@
 // `src/solvers/<name>.ts` exports `descriptor: SolverDescriptor` and `run: SolverRun`.
 // `run` is a pure function executed in the worker pool: it must not touch HTTP, keys, the
 // database, the clock or Math.random; all randomness comes from `ctx.seed` via lib/rng.ts.
-// The engine (src/solvers/engine.ts) discovers every module in this folder that exports both.
+// The engine (src/solvers/engine/loader.ts) discovers every module in this folder that exports both.
 import type { z } from 'zod';
 
 export interface Precision {

@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { testNode, type TestNode } from '../helpers.ts';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { loadSolvers, SOLVER_FILES, SolverPool, downsampleSeries, solverInputSchema, runUnsealed } from '../../src/solvers/engine.ts';
+import { loadSolvers, SOLVER_FILES } from '../../src/solvers/engine/loader.ts';
+import { SolverPool } from '../../src/solvers/engine/pool.ts';
+import { downsampleSeries, solverInputSchema, runUnsealed } from '../../src/ops/solvers.ts';
 
 let t: TestNode;
 let key: string;

@@ -11,7 +11,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { testNode, ADMIN_KEY } from '../helpers.ts';
-import { jsonSchemaOf } from '../../src/http/openapi.ts';
+import { jsonSchemaOf } from '../../src/ops/schema.ts';
 import type { Operation } from '../../src/ops/types.ts';
 
 const t = await testNode();

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   buildIndex, classify, chooseSolver, loadDescriptors, mapInputs, numbersInQuery, terms, stem, REFUSE_BELOW,
-} from '../../src/solvers/dispatch.ts';
+} from '../../src/ops/dispatch.ts';
 import { SvcError } from '../../src/core/errors.ts';
 
 // Requests written the way users ask, not copied from the descriptors' examples. Rows whose

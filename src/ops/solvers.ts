@@ -1,145 +1,23 @@
-// The solver engine (DESIGN §10): discovers solver modules, derives one sealed operation per
-// solver (POST /api/svc/<name>, tool svc_<name>), runs solvers in a piscina worker pool so the
-// event loop never runs numerics, enforces the time budget, and seals the result (v2: value
-// and unit are signed).
-import { readdirSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { MessageChannel } from 'node:worker_threads';
-import { Piscina } from 'piscina';
+// The sealed solver operations (DESIGN §10): one operation per solver (POST /api/svc/<name>, tool
+// svc_<name>), derived from the solver's descriptor. A call validates the body (the solver's own
+// fields plus the common ones), checks the machine's tokens, runs the solver in the pool
+// (src/solvers/engine/pool.ts), refuses what must not be sealed, and seals the result (v2:
+// value and unit are signed).
 import { z } from 'zod';
-import type { App } from '../app.ts';
-import type { Operation, OpContext } from '../ops/types.ts';
-import type { SolverDescriptor, SolverOutput } from './types.ts';
+import type { App, Operation, OpContext } from './types.ts';
+import type { SolverOutput } from '../solvers/types.ts';
 import { SvcError } from '../core/errors.ts';
 import { canonicalJson } from '../core/canonical.ts';
 import { sha256Hex } from '../core/ids.ts';
-import { parseInput } from '../ops/validate.ts';
+import { parseInput } from './validate.ts';
+import { folderField, shapeOf, toJsonSchema } from './schema.ts';
+import { loadSolvers, solverRun, type LoadedSolver } from '../solvers/engine/loader.ts';
 import { assertMachineCaller } from '../services/identity.ts';
-import { tokensLeft, type SealJob } from '../services/sealer.ts';
-
-const HERE = dirname(fileURLToPath(import.meta.url));
-const NOT_SOLVERS = new Set(['types.ts', 'engine.ts', 'worker.ts', 'dispatch.ts']);
-
-export interface LoadedSolver {
-  descriptor: SolverDescriptor;
-  /** the solver's body has its own `operators`/`inputs` (closedform, protect): no common fields */
-  noCommonFields: boolean;
-  file: string;
-}
-
-let loaded: Promise<LoadedSolver[]> | null = null;
-
-/** Every module in src/solvers/ exporting `descriptor` and `run`. */
-export function loadSolvers(): Promise<LoadedSolver[]> {
-  loaded ??= (async () => {
-    const out: LoadedSolver[] = [];
-    const files = readdirSync(HERE).filter((f) => f.endsWith('.ts') && !NOT_SOLVERS.has(f)).sort();
-    for (const f of files) {
-      let mod: any;
-      try {
-        mod = await import(pathToFileURL(join(HERE, f)).href);
-      } catch (e) {
-        // A module that does not load is reported and left out; test/engine.test.ts fails on it.
-        process.emitWarning(`solver module ${f} failed to load: ${(e as Error).message}`);
-        continue;
-      }
-      if (mod.descriptor && typeof mod.run === 'function') {
-        if (mod.descriptor.name + '.ts' !== f) throw new Error(`solver ${f} declares name ${mod.descriptor.name}`);
-        out.push({ descriptor: mod.descriptor, noCommonFields: !!mod.noCommonFields, file: f });
-      }
-    }
-    return out;
-  })();
-  return loaded;
-}
-
-export const SOLVER_FILES = () => readdirSync(HERE).filter((f) => f.endsWith('.ts') && !NOT_SOLVERS.has(f)).sort();
-
-export class SolverPool {
-  private piscina: Piscina | null = null;
-  /** worker threads terminated under a running job (time budget, cancellation) */
-  private stopped = 0;
-  /** jobs that were given a progress channel (only callers that listen for progress) */
-  private progressChannels = 0;
-  readonly timeoutMs: number;
-  readonly threads: number;
-
-  constructor(opts: { timeoutMs: number; threads?: number }) {
-    this.timeoutMs = opts.timeoutMs;
-    this.threads = opts.threads ?? Math.max(1, availableParallelism());
-  }
-
-  private get pool(): Piscina {
-    this.piscina ??= new Piscina({
-      filename: new URL('./worker.ts', import.meta.url).href,
-      minThreads: 1,
-      maxThreads: this.threads,
-      idleTimeout: 30_000,
-    });
-    return this.piscina;
-  }
-
-  get stats() {
-    const p = this.piscina;
-    return {
-      threads: p?.threads.length ?? 0, queueSize: p?.queueSize ?? 0, completed: p?.completed ?? 0, utilization: p?.utilization ?? 0,
-      stoppedJobs: this.stopped, progressChannels: this.progressChannels,
-    };
-  }
-
-  /** Runs a solver in the pool. Rejects with TIME_BUDGET_EXCEEDED past the budget; aborting
-   * `signal` (client gone) cancels the job and terminates its worker. */
-  async run(name: string, input: unknown, opts: { seed: number; now: number; signal?: AbortSignal; progress?: (f: number) => void; timeoutMs?: number }): Promise<SolverOutput> {
-    // the time budget: a timer cleared when the job ends (AbortSignal.timeout would stay armed,
-    // holding its closure, until the budget ran out even for a job that took a millisecond)
-    const budgetCtl = new AbortController();
-    const budget = budgetCtl.signal;
-    const budgetTimer = setTimeout(() => budgetCtl.abort(), opts.timeoutMs ?? this.timeoutMs);
-    budgetTimer.unref();
-    const signal = opts.signal ? AbortSignal.any([opts.signal, budget]) : budget;
-    // The worker raises a shared flag when it starts the job. Piscina answers an abort of a
-    // running job by terminating the worker thread (a queued job is only dequeued); those stops
-    // are counted in `stats.stoppedJobs`, so a test can tell the numerics stopped. Progress comes
-    // over a MessageChannel made only when someone listens: a port transferred to a worker costs
-    // ~2.8 KB of native memory that is never given back (measured: RSS grew by 2.4 GB over 800k
-    // pooled jobs with a port each, and stayed flat without one; docs/benchmarks.md).
-    const started = new Int32Array(new SharedArrayBuffer(4));
-    const ch = opts.progress ? new MessageChannel() : null;
-    if (ch) this.progressChannels++;
-    const local: any = ch?.port1;
-    local?.on('message', (m: unknown) => { if (typeof m === 'number') opts.progress?.(m); });
-    const onAbort = () => { if (Atomics.load(started, 0) === 1) this.stopped++; };
-    signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      const task = { name, input, seed: opts.seed, now: opts.now, started, ...(ch ? { port: ch.port2 } : {}) };
-      const res: any = await this.pool.run(task, ch ? { signal, transferList: [ch.port2 as any] } : { signal });
-      if (!res.ok) throw new SvcError(res.refusal.code, res.refusal.message, { details: res.refusal.details });
-      return res.output as SolverOutput;
-    } catch (e: any) {
-      if (e instanceof SvcError) throw e;
-      if (budget.aborted) throw new SvcError('TIME_BUDGET_EXCEEDED', `the solver ran past its time budget of ${opts.timeoutMs ?? this.timeoutMs} ms and was stopped`);
-      if (opts.signal?.aborted) throw new SvcError('INVALID_INPUT', 'the request was cancelled');
-      throw e;
-    } finally {
-      clearTimeout(budgetTimer);
-      signal.removeEventListener('abort', onAbort);
-      local?.close();
-    }
-  }
-
-  async close(): Promise<void> {
-    if (this.piscina) await this.piscina.destroy();
-    this.piscina = null;
-  }
-}
+import type { SealJob } from '../services/seal-batch.ts';
 
 const finiteNumber = z.number().finite();
 /** the request fields every solver takes besides its own (DESIGN §10) */
 export const COMMON_KEYS = ['operators', 'inputs', 'consts', 'domain', 'query', 'sample'];
-const FOLDER_RE = /^[A-Za-z0-9._-]{1,64}$/;
-export const folderField = z.string().regex(FOLDER_RE, 'folder: 1-64 characters of A-Z a-z 0-9 . _ -').optional();
 
 function commonFields() {
   return {
@@ -155,10 +33,6 @@ function commonFields() {
   };
 }
 
-export function shapeOf(schema: unknown): Record<string, z.ZodType> {
-  const s: any = schema;
-  return s.shape ?? s._zod?.def?.shape ?? {};
-}
 
 /** The op schema of a solver: its own fields plus the common fields, with `inputs` merged
  * under the top-level fields before validation (unknown input keys are refused, listing the
@@ -297,9 +171,6 @@ export async function computeSolverJob(app: App, ls: LoadedSolver, input: Record
 /** Runs a solver on an already validated input and seals the result at the instant it started. */
 async function runAndSeal(ctx: OpContext, ls: LoadedSolver, input: Record<string, any>, extraResult?: Record<string, unknown>): Promise<Record<string, unknown>> {
   const { zid, keyPrefix } = assertMachineCaller(ctx.caller);
-  // refuse early when this machine is surely out of tokens (the seal transaction decides)
-  const left = ctx.app.sealer.tokensHint(zid) ?? await tokensLeft(ctx.app.db, zid, ctx.app.config.tokensPerDay, ctx.app.clock.now());
-  if (left < 1) throw new SvcError('QUOTA_EXCEEDED', 'no compute tokens left today', { details: { tokens: { cost: 1, remaining: left } }, headers: { 'Retry-After': '3600' } });
   const now = ctx.app.clock.now();
   const name = ls.descriptor.name;
   const { job, folder } = await computeSolverJob(ctx.app, ls, input, {
@@ -355,12 +226,12 @@ export async function runUnsealed(name: string, body: unknown): Promise<Record<s
   if (!ls) throw new SvcError('NOT_FOUND', `no solver named '${name}'; solvers: ${solvers.map((s) => s.descriptor.name).join(', ')}`);
   const input = parseInput(solverInputSchema(ls), body) as Record<string, any>;
   const p = prepareSolverInput(ls, input);
-  const mod = await import(pathToFileURL(join(HERE, ls.file)).href);
+  const run = await solverRun(ls);
   let output: SolverOutput;
   try {
-    output = mod.run(p.own, { seed: p.seed, now: Date.now() / 1000, progress() {} });
+    output = run(p.own, { seed: p.seed, now: Date.now() / 1000, progress() {} });
   } catch (e: any) {
-    // the same mapping as the worker (worker.ts): refusals keep their code, anything else is UNSTABLE
+    // the same mapping as the worker (src/solvers/engine/worker.ts): refusals keep their code, anything else is UNSTABLE
     if (e instanceof SvcError) throw new SvcError(e.code, e.message, { details: e.details });
     throw new SvcError('UNSTABLE', `the ${name} solver could not compute this input: ${e?.message ?? String(e)}`, { details: { value: null } });
   }
@@ -382,10 +253,4 @@ export function solverJsonSchema(ls: LoadedSolver): Record<string, unknown> {
     ? ('folder' in ownShape ? own : own.extend({ folder: folderField }))
     : own.extend(Object.fromEntries(Object.entries(commonFields()).filter(([k]) => !(k in ownShape))));
   return toJsonSchema(schema);
-}
-
-export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const js = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  delete js.$schema;
-  return js;
 }

@@ -16,10 +16,8 @@
 // dispatched at random.
 // Input mapping: numeric `inputs` (and `key=value` pairs written in the query) are kept only for
 // keys the chosen solver's schema accepts, matched exactly or, failing that, case-insensitively.
-import { readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { SolverDescriptor } from './types.ts';
+import type { SolverDescriptor } from '../solvers/types.ts';
+import { loadSolvers } from '../solvers/engine/loader.ts';
 import { SvcError } from '../core/errors.ts';
 
 const K1 = 1.2;
@@ -209,16 +207,7 @@ export function mapInputs(inputs: Record<string, number>, d: SolverDescriptor): 
   return { mapped, dropped };
 }
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const NOT_SOLVERS = new Set(['dispatch.ts', 'engine.ts', 'types.ts', 'worker.ts']);
-
-/** Every solver descriptor in src/solvers/ (modules exporting `descriptor` and `run`). */
+/** Every solver descriptor the engine loads. */
 export async function loadDescriptors(): Promise<SolverDescriptor[]> {
-  const out: SolverDescriptor[] = [];
-  for (const f of readdirSync(HERE).filter((x) => x.endsWith('.ts') && !NOT_SOLVERS.has(x)).sort()) {
-    let mod: any;
-    try { mod = await import(pathToFileURL(join(HERE, f)).href); } catch { continue; }
-    if (mod.descriptor && typeof mod.run === 'function') out.push(mod.descriptor);
-  }
-  return out;
+  return (await loadSolvers()).map((s) => s.descriptor);
 }

@@ -18,7 +18,7 @@ export interface WorkerTask {
 export default async function runTask(task: WorkerTask) {
   let mod = modules.get(task.name);
   if (!mod) {
-    mod = await import(new URL(`./${task.name}.ts`, import.meta.url).href);
+    mod = await import(new URL(`../${task.name}.ts`, import.meta.url).href);
     modules.set(task.name, mod);
   }
   // tells the pool the job is running (see SolverPool.run); progress fractions follow on the port
