@@ -28,9 +28,8 @@
 // the origin, Rosenbrock 0 at (1, …, 1), Beale 0 at (3, 0.5)); errorPct is the distance to the
 // minimiser in percent of max(1, ‖x*‖).
 // Objectives (`objective` in the variables named by the keys of `x0`): the expression is compiled
-// by lib/objective.ts (sandboxed evaluator; gradients by reverse-mode automatic differentiation,
-// or central differences where the expression has no derivative rule, stated in
-// `result.gradient`). The certificate is recomputed at the returned x with a fresh gradient,
+// by lib/expr.ts (sandboxed evaluator; the gradient is its exact symbolic derivative, or central
+// differences where the expression has no derivative rule, stated in `result.gradient`). The certificate is recomputed at the returned x with a fresh gradient,
 // independently of the optimiser's state: projectedGradientNorm = ‖x − P(x − ∇f(x))‖∞ and, with
 // bounds, kktResidual (lib/minimize.ts kktReport). Its tolerance is gtol for bfgs and l-bfgs-b;
 // Nelder-Mead does not aim at a gradient, and its tolerance is 1e4·xatol (1e-6 by default: with
@@ -40,16 +39,18 @@
 // There is no stability condition; every method only accepts steps that decrease f.
 import { z } from 'zod';
 import type { SolverContext, SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
-import { refuse } from '../core/errors.ts';
+import { refuse, SvcError } from '../core/errors.ts';
 import { createRng } from './lib/rng.ts';
 import { precisionOf } from './lib/precision.ts';
-import { compileObjective, MAX_OBJECTIVE_LENGTH } from './lib/objective.ts';
+import { compileSystem, type CompiledSystem } from './lib/expr.ts';
 import {
   nelderMead, bfgs, lbfgsb, projectedGradientNorm, kktReport, centralDifferenceGradient,
   type MinimizeResult, type SmoothProblem,
 } from './lib/minimize.ts';
 
-const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+const VAR_NAME = /^(?!__)[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+/** the longest objective expression */
+export const MAX_OBJECTIVE_LENGTH = 4096;
 /** the largest number of variables of a user objective */
 export const MAX_VARIABLES = 50;
 /** Nelder-Mead's certificate tolerance, per unit of xatol (module comment) */
@@ -68,7 +69,7 @@ const input = z.strictObject({
   objective: z.string().min(1).max(MAX_OBJECTIVE_LENGTH)
     .describe('your objective f to minimise: an expression in the variables named by the keys of x0, in the sandboxed evaluator\'s syntax (^ for powers; sin, exp, log, sqrt, abs, min, max, …; constants pi, e), up to 4,096 characters; e.g. "(1 - x)^2 + 100*(y - x^2)^2"')
     .optional(),
-  x0: z.record(z.string().regex(VAR_NAME, 'a variable name: a letter or _ then letters, digits or _ (at most 64 characters)'), z.number().finite())
+  x0: z.record(z.string().regex(VAR_NAME, 'a variable name: a letter or _ then letters, digits or _ (at most 64 characters, not starting with __)'), z.number().finite())
     .optional().describe('with objective (required): the start point, variable name to start value; its keys are the variables (1 to 50), e.g. {"x": -1.2, "y": 1}'),
   bounds: z.record(z.string(), z.tuple([z.number().finite().nullable(), z.number().finite().nullable()]))
     .optional().describe('with objective: box bounds, variable name to [lo, hi], null for an open side, e.g. {"x": [0, null]}; x0 must lie inside'),
@@ -293,12 +294,39 @@ const toObject = (vars: string[], v: ArrayLike<number>) => Object.fromEntries(va
 /** Refusal naming a field. */
 const invalid = (path: string, message: string) => refuse('INVALID_INPUT', `${path}: ${message}`, { issues: [{ path, message }] });
 
+export interface CompiledObjective {
+  vars: string[];
+  /** false when the expression uses a function without a derivative rule */
+  differentiable: boolean;
+  /** f(x); NaN outside the objective's real domain */
+  f(x: ArrayLike<number>): number;
+  /** ∇f(x) into g (exact, symbolic); throws when !differentiable */
+  grad(x: ArrayLike<number>, g: Float64Array): void;
+}
+
+/** The objective as f and ∇f through lib/expr.ts; a refusal names the field `objective`. */
+export function compileObjective(expr: string, vars: string[]): CompiledObjective {
+  let sys: CompiledSystem;
+  try {
+    sys = compileSystem([expr], vars, {}, { field: 'objective', maxLength: MAX_OBJECTIVE_LENGTH });
+  } catch (e) {
+    if (!(e instanceof SvcError)) throw e;
+    throw invalid('objective', e.message.replace(/^objective\[[^\]]*\]:\s*/, '').replace(/; known: /, '; the variables (the keys of x0) are: '));
+  }
+  const out = new Float64Array(1);
+  return {
+    vars, differentiable: sys.differentiable,
+    f: (x) => { sys.evaluate(x, out); return out[0]; },
+    grad: (x, g) => sys.jacobian(x, g),
+  };
+}
+
 /** The user-objective mode. */
 function runObjective(input: any, ctx: SolverContext): SolverOutput {
   const vars = Object.keys(input.x0);
   const n = vars.length;
   const method: 'nelder-mead' | 'bfgs' | 'l-bfgs-b' = input.method ?? (input.bounds ? 'l-bfgs-b' : 'bfgs');
-  const obj = compileObjective(input.objective, vars, 'objective');
+  const obj = compileObjective(input.objective, vars);
   const bounded = input.bounds !== undefined && Object.keys(input.bounds).length > 0;
   const lower = new Float64Array(n).fill(-Infinity), upper = new Float64Array(n).fill(Infinity);
   for (const [name, [lo, hi]] of Object.entries(input.bounds ?? {}) as [string, [number | null, number | null]][]) {
