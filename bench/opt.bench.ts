@@ -8,7 +8,9 @@
 // Times are process CPU time (Node: process.cpuUsage, Python: time.process_time), best of
 // BENCH_REPS rounds, each round timing a batch of calls lasting at least 20 ms, after a warm-up of
 // at least 250 ms (V8 tiers hot loops up as it has in a long-lived worker). Rounds alternate
-// SciPy and ours so that a change in machine load hits both.
+// SciPy and ours so that a change in machine load hits both. Python runs with OPENBLAS_NUM_THREADS=1
+// (and OMP/MKL): SciPy's L-BFGS-B calls LAPACK on 2m×2m matrices, and threaded OpenBLAS's spinning
+// worker threads otherwise add up to 300 ms of process CPU time to a 2 ms solve on this 2-core machine.
 import { spawnSync } from 'node:child_process';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +35,7 @@ for (const p of PROBLEMS) for (const m of p.methods) cases.push({ p, m, input: d
 const w0 = performance.now();
 while (performance.now() - w0 < 250) for (const c of cases) run(c.input, ctx);
 
+const PY_ENV = { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1' };
 const scipy = spawnSync('python3', ['-c', 'import scipy'], { encoding: 'utf8' });
 const haveScipy = scipy.status === 0;
 const best = cases.map(() => Infinity), bestRef = cases.map(() => Infinity);
@@ -40,7 +43,7 @@ const outs: any[] = [];
 let ref: any[] | null = null, scipyVersion = '';
 for (let r = 0; r < REPS; r++) {
   if (haveScipy) {
-    const py = spawnSync('python3', [join(HERE, 'opt_ref.py'), JSON.stringify({ reps: 3, cases: cases.map((c) => scipyCase(c.p, c.m)) })], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    const py = spawnSync('python3', [join(HERE, 'opt_ref.py'), JSON.stringify({ reps: 3, cases: cases.map((c) => scipyCase(c.p, c.m)) })], { encoding: 'utf8', maxBuffer: 1 << 24, env: PY_ENV });
     if (py.status !== 0) throw new Error(py.stderr);
     const o = JSON.parse(py.stdout);
     ref = o.cases; scipyVersion = o.scipy;
@@ -57,15 +60,15 @@ for (let r = 0; r < REPS; r++) {
 
 const fmt = (s: number) => (s < 1e-3 ? `${(s * 1e6).toFixed(0)} µs` : `${(s * 1e3).toFixed(2)} ms`);
 const rows: string[][] = [['problem', 'method', 'nfev ours/SciPy', 'njev ours/SciPy', 'nit ours/SciPy', 'CPU ours', 'CPU SciPy', 'SciPy/ours', '|x − x_SciPy|∞', 'certificate']];
-const sums: Record<string, { ours: number; ref: number; nfev: number; nfevRef: number; njev: number; njevRef: number }> = {};
+const sums: Record<string, { ours: number; ref: number; nfev: number; nfevRef: number; njev: number; njevRef: number; ratios: number[] }> = {};
 cases.forEach((c, i) => {
   const o = outs[i], s = ref?.[i];
   const x = c.p.vars.map((v) => o.result.x[v]);
   const dx = s ? Math.max(...x.map((v: number, k: number) => Math.abs(v - s.x[k]))) : NaN;
   const cert = o.result.certificate;
-  const agg = (sums[c.m] ??= { ours: 0, ref: 0, nfev: 0, nfevRef: 0, njev: 0, njevRef: 0 });
+  const agg = (sums[c.m] ??= { ours: 0, ref: 0, nfev: 0, nfevRef: 0, njev: 0, njevRef: 0, ratios: [] });
   agg.ours += best[i]; agg.nfev += o.result.nfev; agg.njev += o.result.njev;
-  if (s) { agg.ref += bestRef[i]; agg.nfevRef += s.nfev; agg.njevRef += s.njev; }
+  if (s) { agg.ref += bestRef[i]; agg.nfevRef += s.nfev; agg.njevRef += s.njev; agg.ratios.push(bestRef[i] / best[i]); }
   rows.push([
     c.p.label, c.m,
     `${o.result.nfev}/${s ? s.nfev : '-'}`, `${o.result.njev}/${s ? s.njev : '-'}`, `${o.result.nit}/${s ? s.nit : '-'}`,
@@ -75,7 +78,9 @@ cases.forEach((c, i) => {
   ]);
 });
 for (const [m, a] of Object.entries(sums)) {
-  rows.push([`all (${m})`, m, `${a.nfev}/${a.nfevRef}`, `${a.njev}/${a.njevRef}`, '', fmt(a.ours), haveScipy ? fmt(a.ref) : '-', haveScipy ? `${(a.ref / a.ours).toFixed(1)}x` : '-', '', '']);
+  const r = a.ratios.sort((p, q) => p - q), median = r.length ? (r.length % 2 ? r[(r.length - 1) / 2] : (r[r.length / 2 - 1] + r[r.length / 2]) / 2) : NaN;
+  rows.push([`all (${m})`, m, `${a.nfev}/${a.nfevRef}`, `${a.njev}/${a.njevRef}`, '', fmt(a.ours), haveScipy ? fmt(a.ref) : '-',
+    haveScipy ? `${(a.ref / a.ours).toFixed(1)}x (median ${median.toFixed(1)}x, range ${r[0].toFixed(1)}-${r[r.length - 1].toFixed(1)}x)` : '-', '', '']);
 }
 const widths = rows[0].map((_, j) => Math.max(...rows.map((r) => r[j].length)));
 console.log(`opt (user objectives) vs scipy.optimize.minimize ${haveScipy ? scipyVersion : '(python3 + scipy not installed: ours only)'}; ratio = SciPy CPU / ours (> 1: we are faster)`);

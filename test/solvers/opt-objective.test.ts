@@ -68,7 +68,9 @@ test('acceptance: every problem and method reaches SciPy\'s optimum (same method
     t.skip('SKIPPED: python3 + scipy not installed (the comparison with scipy.optimize.minimize did not run)');
     return;
   }
-  const py = spawnSync('python3', [REF, JSON.stringify({ reps: 1, cases })], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  // one BLAS thread: SciPy's L-BFGS-B otherwise spins OpenBLAS worker threads on a shared machine
+  const env = { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1' };
+  const py = spawnSync('python3', [REF, JSON.stringify({ reps: 1, cases })], { encoding: 'utf8', maxBuffer: 1 << 24, env });
   assert.equal(py.status, 0, py.stderr);
   const ref = JSON.parse(py.stdout).cases;
   runs.forEach((r, i) => {
