@@ -477,10 +477,11 @@ export function middleMatrix(S: Float64Array[], Y: Float64Array[], theta: number
     Dg[i] = dot(S[i], Y[i], n);
     for (let j = 0; j < i; j++) L[i * k + j] = dot(S[i], Y[j], n);
   }
+  // T_ij = θ s_iᵀs_j + Σ_{q < j} L_iq·L_jq/D_q (j <= i; L strictly lower triangular)
   for (let i = 0; i < k; i++) {
     for (let j = 0; j <= i; j++) {
       let t = theta * dot(S[i], S[j], n);
-      for (let q = 0; q < k; q++) t += L[i * k + q] * L[j * k + q] / Dg[q];
+      for (let q = 0; q < j; q++) t += L[i * k + q] * L[j * k + q] / Dg[q];
       T[i * k + j] = t; T[j * k + i] = t;
     }
   }
