@@ -46,6 +46,7 @@ function frameworkError(err: any): SvcError | null {
 
 export function sendError(reply: FastifyReply, err: unknown, log?: (e: unknown) => void): FastifyReply {
   const r = toErrorResponse(err);
+  reply.request.svcErrorCode = String(r.body.code); // counted by src/observability (svc_http_errors_total)
   if (r.status >= 500 && log) log(err instanceof Error && err.cause ? err.cause : err);
   reply.headers(r.headers);
   return reply.code(r.status).type('application/json; charset=utf-8').send(r.body);
@@ -170,6 +171,7 @@ function registerOperation(fastify: FastifyInstance, app: App, op: Operation): v
   fastify.route({
     method: op.method,
     url: op.path,
+    config: { operation: op.id }, // the metrics' operation label (src/observability)
     bodyLimit: op.bodyLimit ?? DEFAULT_BODY_LIMIT,
     handler: async (req, reply) => {
       const bearer = bearerOf(req.headers.authorization);

@@ -21,6 +21,8 @@ interface Session {
 }
 
 const SESSION_IDLE_MS = 30 * 60 * 1000;
+/** a tools/call may carry a user's file (an 8 MiB CNF or MATPOWER case) plus its JSON escaping */
+const MCP_BODY_LIMIT = 10 * 1024 * 1024;
 /** tools/call with its params unparsed (see buildServer) */
 const TOOLS_CALL = z.object({ method: z.literal('tools/call'), params: z.unknown() });
 const MAX_SESSIONS = 1000;
@@ -136,6 +138,7 @@ export async function registerMcp(fastify: FastifyInstance, app: App): Promise<v
       caller = await resolveCaller(app, bearer);
     } catch (e) {
       const err = isSvcError(e) ? e : new SvcError('UNAUTHORIZED', 'invalid credential');
+      req.svcErrorCode = err.code; // counted by src/observability (svc_http_errors_total)
       return reply.code(err.status).header('WWW-Authenticate', 'Bearer').send(err.toBody());
     }
     const authInfo = { token: bearer ?? '', clientId: caller?.zid ?? 'anonymous', scopes: caller?.scopes ?? [], extra: { caller, bearer, ip: req.ip, headers: req.headers } };
@@ -190,7 +193,7 @@ export async function registerMcp(fastify: FastifyInstance, app: App): Promise<v
       }
       return handle(req, reply);
     };
-    scope.post('/api/mcp', { bodyLimit: 4 * 1024 * 1024 }, guarded);
+    scope.post('/api/mcp', { bodyLimit: MCP_BODY_LIMIT }, guarded);
     scope.get('/api/mcp', guarded);
     scope.delete('/api/mcp', guarded);
   });

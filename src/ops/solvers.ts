@@ -197,6 +197,7 @@ export async function solverOperations(_app: App): Promise<Operation[]> {
       summary: d.summary,
       description: `${d.domain}: ${d.methodDescription}. Operator chain ${d.operators.join(', ')}; unit ${d.unit}. Returns a v2 sealed receipt.`,
       tag: 'solvers',
+      ...(d.bodyLimit ? { bodyLimit: d.bodyLimit } : {}),
       handler: (input, ctx) => runAndSeal(ctx, ls, input as Record<string, any>),
     };
     solversByName.set(d.name, { ls, op });

@@ -68,6 +68,8 @@ export interface SolverDescriptor<S extends z.ZodType = z.ZodType> {
   examples: string[];
   /** words and phrases that point to this solver (used by svc_auto) */
   vocabulary: string[];
+  /** largest request body in bytes, for solvers that take files (a CNF, a MATPOWER case); default 1 MiB */
+  bodyLimit?: number;
 }
 
 export type SolverRun<I = any> = (input: I, ctx: SolverContext) => SolverOutput;

@@ -6,6 +6,17 @@ import { Piscina } from 'piscina';
 import { SvcError } from '../../core/errors.ts';
 import type { SolverOutput } from '../types.ts';
 
+/** How a pooled job ended: its output (`ok`), a refusal from the solver (`refused`), past its time
+ * budget (`timeout`), its caller gone (`cancelled`), or a failure of the pool itself (`error`). */
+export type SolverJobOutcome = 'ok' | 'refused' | 'timeout' | 'cancelled' | 'error';
+
+/** What the pool tells its `onJob` listeners: a job handed to the pool (queued or running from
+ * then on), then the same job settled. `seconds` is queue wait + run; `started` says whether it
+ * reached a worker thread. (The worker does not report when it starts, so the two are not split.) */
+export type SolverJobEvent =
+  | { phase: 'submitted'; solver: string }
+  | { phase: 'settled'; solver: string; outcome: SolverJobOutcome; seconds: number; started: boolean };
+
 export class SolverPool {
   private piscina: Piscina | null = null;
   /** worker threads terminated under a running job (time budget, cancellation) */
@@ -14,6 +25,9 @@ export class SolverPool {
   private progressChannels = 0;
   readonly timeoutMs: number;
   readonly threads: number;
+  /** Instrumentation (src/observability subscribes): called synchronously for every job event;
+   * a listener that throws is ignored, so observers never break a job. */
+  readonly onJob: ((e: SolverJobEvent) => void)[] = [];
 
   constructor(opts: { timeoutMs: number; threads?: number }) {
     this.timeoutMs = opts.timeoutMs;
@@ -61,21 +75,39 @@ export class SolverPool {
     local?.on('message', (m: unknown) => { if (typeof m === 'number') opts.progress?.(m); });
     const onAbort = () => { if (Atomics.load(started, 0) === 1) this.stopped++; };
     signal.addEventListener('abort', onAbort, { once: true });
+    const t0 = performance.now();
+    let outcome: SolverJobOutcome = 'error';
+    this.emit({ phase: 'submitted', solver: name });
     try {
       const task = { name, input, seed: opts.seed, now: opts.now, started, ...(ch ? { port: ch.port2 } : {}) };
       const res: any = await this.pool.run(task, ch ? { signal, transferList: [ch.port2 as any] } : { signal });
-      if (!res.ok) throw new SvcError(res.refusal.code, res.refusal.message, { details: res.refusal.details });
+      if (!res.ok) {
+        outcome = 'refused';
+        throw new SvcError(res.refusal.code, res.refusal.message, { details: res.refusal.details });
+      }
+      outcome = 'ok';
       return res.output as SolverOutput;
     } catch (e: any) {
       if (e instanceof SvcError) throw e;
-      if (budget.aborted) throw new SvcError('TIME_BUDGET_EXCEEDED', `the solver ran past its time budget of ${opts.timeoutMs ?? this.timeoutMs} ms and was stopped`);
-      if (opts.signal?.aborted) throw new SvcError('INVALID_INPUT', 'the request was cancelled');
+      if (budget.aborted) {
+        outcome = 'timeout';
+        throw new SvcError('TIME_BUDGET_EXCEEDED', `the solver ran past its time budget of ${opts.timeoutMs ?? this.timeoutMs} ms and was stopped`);
+      }
+      if (opts.signal?.aborted) {
+        outcome = 'cancelled';
+        throw new SvcError('INVALID_INPUT', 'the request was cancelled');
+      }
       throw e;
     } finally {
       clearTimeout(budgetTimer);
       signal.removeEventListener('abort', onAbort);
       local?.close();
+      this.emit({ phase: 'settled', solver: name, outcome, seconds: (performance.now() - t0) / 1000, started: Atomics.load(started, 0) === 1 });
     }
+  }
+
+  private emit(e: SolverJobEvent): void {
+    for (const f of this.onJob) { try { f(e); } catch { /* observers never break a job */ } }
   }
 
   async close(): Promise<void> {

@@ -22,7 +22,7 @@ export default async function runTask(task: WorkerTask) {
     modules.set(task.name, mod);
   }
   // tells the pool the job is running (see SolverPool.run); progress fractions follow on the port
-  if (task.started) Atomics.store(task.started, 0, 1);
+  if (task.started) { Atomics.store(task.started, 0, 1); Atomics.notify(task.started, 0); }
   let last = 0;
   const progress = (fraction: number) => {
     if (!task.port) return;

@@ -369,10 +369,12 @@ export function compileSystem(exprs: string[], vars: string[], params: Record<st
   const body = irs.map((ir, i) => `out[${i}]=${emit(ir)};`).join('\n');
   const evaluate = new Function('M', `return function evaluate(x, out) {\n${body}\n};`)(M) as CompiledSystem['evaluate'];
 
-  let differentiable = true;
-  let jacobian: CompiledSystem['jacobian'];
+  // The Jacobian is differentiated and compiled on first use: explicit methods never ask for it,
+  // and building it dominates compile time for large systems. Whether it exists is known at once.
   const n = vars.length;
-  try {
+  let differentiable = true;
+  let why = '';
+  const derivatives = (): string[] => {
     const lines: string[] = [];
     irs.forEach((ir, i) => {
       for (const j of reads[i]) {
@@ -380,14 +382,42 @@ export function compileSystem(exprs: string[], vars: string[], params: Record<st
         if (!isNum(dij, 0)) lines.push(`jac[${i * n + j}]=${emit(dij)};`);
       }
     });
-    jacobian = new Function('M', `return function jacobian(x, jac) {\njac.fill(0);\n${lines.join('\n')}\n};`)(M) as CompiledSystem['jacobian'];
-  } catch (e) {
-    if (!(e instanceof NotDifferentiable)) throw e;
-    differentiable = false;
-    const why = e.message;
-    jacobian = () => { throw refuse('INVALID_INPUT', `${field}: no exact derivative (it uses ${why})`); };
-  }
+    return lines;
+  };
+  const blocker = irs.map(firstWithoutDerivative).find((f) => f !== null);
+  if (blocker) { differentiable = false; why = blocker; }
+  let compiled: CompiledSystem['jacobian'] | null = null;
+  const jacobian: CompiledSystem['jacobian'] = (x, jac) => {
+    if (!differentiable) throw refuse('INVALID_INPUT', `${field}: no exact derivative (it uses ${why})`);
+    if (!compiled) {
+      let lines: string[];
+      try { lines = derivatives(); } catch (e) {
+        if (!(e instanceof NotDifferentiable)) throw e;
+        differentiable = false; why = e.message;
+        throw refuse('INVALID_INPUT', `${field}: no exact derivative (it uses ${why})`);
+      }
+      compiled = new Function('M', `return function jacobian(x, jac) {\njac.fill(0);\n${lines.join('\n')}\n};`)(M) as CompiledSystem['jacobian'];
+    }
+    compiled(x, jac);
+  };
   return { vars: [...vars], size: exprs.length, differentiable, evaluate, jacobian, reads };
+}
+
+/** The first function in a tree that has no derivative rule (null when every node has one). */
+function firstWithoutDerivative(n: Ir): string | null {
+  if (n.k === 'if') return firstWithoutDerivative(n.t) ?? firstWithoutDerivative(n.e);
+  if (n.k !== 'op') return null;
+  if (NO_DERIVATIVE.has(n.f)) return n.f;
+  if (n.f === 'nthRoot' && n.a.length === 2 && !isConstantTree(n.a[1])) return 'nthRoot with a variable degree';
+  for (const a of n.a) { const f = firstWithoutDerivative(a); if (f) return f; }
+  return null;
+}
+
+function isConstantTree(n: Ir): boolean {
+  if (n.k === 'num') return true;
+  if (n.k === 'var') return false;
+  if (n.k === 'if') return isConstantTree(n.c) && isConstantTree(n.t) && isConstantTree(n.e);
+  return n.a.every(isConstantTree);
 }
 
 /** re-folds a translated tree bottom-up (constants from parameters fold away) */
