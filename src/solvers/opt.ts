@@ -68,11 +68,14 @@ const input = z.strictObject({
   seed: z.number().int().min(0).max(0xffffffff).optional().describe('named functions: seed for the random start of sphere and rastrigin'),
   objective: z.string().min(1).max(MAX_OBJECTIVE_LENGTH)
     .describe('your objective f to minimise: an expression in the variables named by the keys of x0, in the sandboxed evaluator\'s syntax (^ for powers; sin, exp, log, sqrt, abs, min, max, …; constants pi, e), up to 4,096 characters; e.g. "(1 - x)^2 + 100*(y - x^2)^2"')
+    .meta({ examples: ['(1 - x)^2 + 100*(y - x^2)^2', '(x^2 + y - 11)^2 + (x + y^2 - 7)^2'] })
     .optional(),
   x0: z.record(z.string().regex(VAR_NAME, 'a variable name: a letter or _ then letters, digits or _ (at most 64 characters, not starting with __)'), z.number().finite())
-    .optional().describe('with objective (required): the start point, variable name to start value; its keys are the variables (1 to 50), e.g. {"x": -1.2, "y": 1}'),
+    .optional().describe('with objective (required): the start point, variable name to start value; its keys are the variables (1 to 50), e.g. {"x": -1.2, "y": 1}')
+    .meta({ examples: [{ x: -1.2, y: 1 }] }),
   bounds: z.record(z.string(), z.tuple([z.number().finite().nullable(), z.number().finite().nullable()]))
-    .optional().describe('with objective: box bounds, variable name to [lo, hi], null for an open side, e.g. {"x": [0, null]}; x0 must lie inside'),
+    .optional().describe('with objective: box bounds, variable name to [lo, hi], null for an open side, e.g. {"x": [null, 0.5]}; x0 must lie inside')
+    .meta({ examples: [{ x: [null, 0.5] }] }),
   gtol: z.number().positive().max(1e6).optional()
     .describe('bfgs and l-bfgs-b: stop when the max-norm of the projected gradient ‖x − P(x − ∇f)‖∞ is at most gtol (default 1e-8); also the certificate\'s tolerance'),
   xatol: z.number().positive().max(1e6).optional().describe('nelder-mead with objective: stop when every vertex is within xatol of the best in each coordinate (default 1e-10)'),
