@@ -6,6 +6,7 @@ import { parse as parseQs } from 'node:querystring';
 import type { App } from '../ops/types.ts';
 import type { Operation, RawReply } from '../ops/types.ts';
 import { SvcError, type ErrorCode } from '../core/errors.ts';
+import { parseJsonBody } from '../core/json.ts';
 import { asSvcError, bearerOf, invoke, resolveCaller, type InvokeBase } from '../ops/invoke.ts';
 import { jsonSchemaOf } from '../ops/schema.ts';
 import { buildOpenApi, renderReferencePage } from './openapi.ts';
@@ -96,6 +97,13 @@ export async function buildHttp(app: App, opts: HttpOptions = {}): Promise<Fasti
   });
 
   // RFC 6749 token endpoints post forms; everything else is JSON.
+  // JSON with a nesting-depth limit (src/core/json.ts); an empty body is no body
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = body as string;
+    if (text === '') { const e: any = new Error('Body cannot be empty when content-type is set to \'application/json\''); e.code = 'FST_ERR_CTP_EMPTY_JSON_BODY'; e.statusCode = 400; return done(e, undefined); }
+    try { done(null, parseJsonBody(text)); } catch (e) { done(e as Error, undefined); }
+  });
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     try { done(null, parseQs(body as string)); } catch (e) { done(e as Error, undefined); }
   });
