@@ -3,6 +3,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync, chmodSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 
 export interface Config {
   port: number;
@@ -20,6 +21,25 @@ export interface Config {
   demoTokens: number;
   mailDomain: string;
   solverTimeoutMs: number;
+  /** fair scheduling (DESIGN §10, docs/node.md "Fair under abuse"): solver jobs one machine may
+   * run at once on this node, jobs it may have waiting, and the pool's worker threads (at least 2) */
+  machineConcurrency: number;
+  machineQueue: number;
+  solverThreads: number;
+  /** identities: machines one demo key may create; spin-ups per client address per hour;
+   * failed recoveries per (machine, address) and failed admin attempts per address per 15 min */
+  machinesPerDemoKey: number;
+  spinUpsPerAddress: number;
+  recoveryFailures: number;
+  adminFailures: number;
+  /** long-lived resources: stream channels per machine, per demo-key family (never more than
+   * half the node's) and per node; observer streams per node and per client address (keyless
+   * ones together at most half the node's) */
+  streamsPerMachine: number;
+  streamsPerFamily: number;
+  streamsPerNode: number;
+  observerStreams: number;
+  observerStreamsPerAddress: number;
   paperSourceUrls: Record<string, string>;
   env: Record<string, string | undefined>;
 }
@@ -29,6 +49,24 @@ function int(v: string | undefined, dflt: number, name: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${v}`);
   return n;
+}
+
+function positive(v: string | undefined, dflt: number, name: string, min = 1): number {
+  const n = int(v, dflt, name);
+  if (n < min) throw new Error(`${name} must be at least ${min}, got ${v}`);
+  return n;
+}
+
+/** The admin bearer must be long enough that guessing it is hopeless (issue 19): a shorter one
+ * stops start-up rather than run an admin surface that can be brute-forced. */
+export const MIN_ADMIN_KEY_LENGTH = 32;
+
+function adminKeyOf(env: Record<string, string | undefined>): string | null {
+  const key = env.SVC_ADMIN_KEY || null;
+  if (key !== null && key.length < MIN_ADMIN_KEY_LENGTH) {
+    throw new Error(`SVC_ADMIN_KEY is ${key.length} characters long; it must be at least ${MIN_ADMIN_KEY_LENGTH} (generate one with: openssl rand -hex 32), or leave it unset to turn admin routes off`);
+  }
+  return key;
 }
 
 function loadSecret(env: Record<string, string | undefined>, dataDir: string): { secret: Buffer; source: Config['sealSecretSource'] } {
@@ -68,11 +106,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseSchema: env.SVC_DATABASE_SCHEMA || null,
     sealSecret: secret,
     sealSecretSource: source,
-    adminKey: env.SVC_ADMIN_KEY || null,
+    adminKey: adminKeyOf(env),
     tokensPerDay: int(env.SVC_TOKENS_PER_DAY, 10000, 'SVC_TOKENS_PER_DAY'),
     demoTokens: int(env.SVC_DEMO_TOKENS, 100, 'SVC_DEMO_TOKENS'),
     mailDomain: env.SVC_MAIL_DOMAIN || 'mail.localhost',
     solverTimeoutMs: int(env.SVC_SOLVER_TIMEOUT_MS, 20000, 'SVC_SOLVER_TIMEOUT_MS'),
+    machineConcurrency: positive(env.SVC_MACHINE_CONCURRENCY, 1, 'SVC_MACHINE_CONCURRENCY'),
+    machineQueue: int(env.SVC_MACHINE_QUEUE, 16, 'SVC_MACHINE_QUEUE'),
+    solverThreads: positive(env.SVC_SOLVER_THREADS, Math.max(2, availableParallelism()), 'SVC_SOLVER_THREADS', 2),
+    machinesPerDemoKey: int(env.SVC_MACHINES_PER_DEMO_KEY, 3, 'SVC_MACHINES_PER_DEMO_KEY'),
+    spinUpsPerAddress: int(env.SVC_SPIN_UPS_PER_ADDRESS, 10, 'SVC_SPIN_UPS_PER_ADDRESS'),
+    recoveryFailures: positive(env.SVC_RECOVERY_FAILURES, 5, 'SVC_RECOVERY_FAILURES'),
+    adminFailures: positive(env.SVC_ADMIN_FAILURES, 10, 'SVC_ADMIN_FAILURES'),
+    streamsPerMachine: positive(env.SVC_STREAMS_PER_MACHINE, 5, 'SVC_STREAMS_PER_MACHINE'),
+    streamsPerFamily: positive(env.SVC_STREAMS_PER_FAMILY, 10, 'SVC_STREAMS_PER_FAMILY'),
+    streamsPerNode: positive(env.SVC_STREAMS_PER_NODE, 200, 'SVC_STREAMS_PER_NODE'),
+    observerStreams: positive(env.SVC_OBSERVER_STREAMS, 1000, 'SVC_OBSERVER_STREAMS'),
+    observerStreamsPerAddress: positive(env.SVC_OBSERVER_STREAMS_PER_ADDRESS, 20, 'SVC_OBSERVER_STREAMS_PER_ADDRESS'),
     paperSourceUrls,
     env,
     ...overrides,

@@ -259,7 +259,7 @@ export class Channel {
       const varied = this.variedFields(k, t);
       if (this.source.kind === 'solver') {
         const input = validateSolverBody(this.source, { ...(this.spec.body ?? {}), ...varied });
-        outcome = await computeSolverStep(app, this.source, input, { t, signal: this.controller.signal, tag });
+        outcome = await computeSolverStep(app, this.source, input, { zid: this.zid, t, signal: this.controller.signal, tag });
       } else {
         const bound = bindOperatorInputs(this.source, { ...(this.spec.inputs ?? {}), ...varied });
         outcome = computeOperatorStep(this.source, bound, { tag });
@@ -267,6 +267,8 @@ export class Channel {
     } catch (e) {
       if (this.controller.signal.aborted) return 'aborted';
       if (!isSvcError(e)) throw e;
+      // the machine cannot pay for a solver run's time budget (src/ops/solvers.ts)
+      if (e.code === 'QUOTA_EXCEEDED') return 'exhausted';
       await this.recordRefusal(k, t, e);
       return 'refused';
     }

@@ -177,7 +177,7 @@ export async function runReactor(input: ReactorInput, ctx: OpContext): Promise<R
           break;
         }
         const body = validateSolverBody(source!, { ...(input.body ?? {}), ...inputs });
-        const out = await computeSolverStep(app, source!, body, { t, signal: ctx.signal, timeoutMs: Math.ceil(remaining), tag });
+        const out = await computeSolverStep(app, source!, body, { zid, t, signal: ctx.signal, timeoutMs: Math.ceil(remaining), tag });
         computed = { step: k, t, inputs, value: out.value, unit: out.unit, outputs: out.outputs, job: out.job };
       } else {
         const bound = bindOperatorInputs(source!, inputs);

@@ -113,11 +113,11 @@ function numericOutputs(value: number, result: unknown): Record<string, number> 
 
 /** Runs solver `p` on an already validated body for instant t (unix seconds). */
 export async function computeSolverStep(app: App, p: PreparedSolver, input: Record<string, any>,
-  opts: { t: number; signal?: AbortSignal; timeoutMs?: number; tag: Record<string, unknown> }): Promise<StepOutcome> {
+  opts: { zid: string; t: number; signal?: AbortSignal; timeoutMs?: number; tag: Record<string, unknown> }): Promise<StepOutcome> {
   jobStarted();
   let prepared;
   try {
-    prepared = await computeSolverJob(app, p.ls, input, { now: opts.t, signal: opts.signal, timeoutMs: opts.timeoutMs });
+    prepared = await computeSolverJob(app, p.ls, input, { zid: opts.zid, now: opts.t, signal: opts.signal, timeoutMs: opts.timeoutMs });
   } finally {
     jobEnded();
   }

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { App, Operation, OpContext } from './types.ts';
 import type { SolverOutput } from '../solvers/types.ts';
-import { SvcError } from '../core/errors.ts';
+import { SvcError, isSvcError, secondsToNextUtcMidnight } from '../core/errors.ts';
 import { canonicalJson } from '../core/canonical.ts';
 import { sha256Hex } from '../core/ids.ts';
 import { parseInput } from './validate.ts';
@@ -188,14 +188,76 @@ function buildSolverJob(ls: LoadedSolver, p: PreparedSolverInput, output: Solver
 
 const fmtPct = (x: number) => `${Number.isFinite(x) ? Number(x.toPrecision(3)) : x} %`;
 
+/** The rate work is charged at when it produces no receipt (docs/node.md "Work is paid for"):
+ * one token per started second of worker time, at least one. */
+export const WORKER_MS_PER_TOKEN = 1000;
+
+/** The most a run with this time budget can cost: the budget's worth of worker time. A call is
+ * admitted only when the machine holds that many tokens (beside what its other jobs on this node
+ * may still cost). */
+export function budgetCost(budgetMs: number): number {
+  return Math.max(1, Math.ceil(budgetMs / WORKER_MS_PER_TOKEN));
+}
+
+/** What a run that was stopped (budget) or cancelled after it started costs: one token per
+ * started second of worker time, at least one, at most its budget's cost. */
+export function workCost(workerMs: number, budgetMs: number): number {
+  return Math.min(budgetCost(budgetMs), Math.max(1, Math.ceil(workerMs / WORKER_MS_PER_TOKEN)));
+}
+
+/** Tokens held for the worst case of each machine's admitted jobs on this node (queued or
+ * running), so a burst of calls cannot be admitted against the same tokens. */
+const reservations = new WeakMap<App, Map<string, number>>();
+
+/** Runs a solver in the pool for machine `zid`: admits it only when the machine can pay its
+ * worst case, schedules it fairly (the pool's per-machine lanes), and charges the worker time of a
+ * run stopped by its budget or cancelled after it started (422 TIME_BUDGET_EXCEEDED then carries
+ * `tokens: {cost, remaining}`). A run that finishes is charged by its seal (1 token). */
+async function runPaid(app: App, name: string, own: unknown, opts: {
+  zid: string; seed: number; now: number; signal?: AbortSignal; timeoutMs?: number; progress?: (f: number) => void;
+}): Promise<SolverOutput> {
+  const budgetMs = opts.timeoutMs ?? app.config.solverTimeoutMs;
+  const worst = budgetCost(budgetMs);
+  let held = reservations.get(app);
+  if (!held) { held = new Map(); reservations.set(app, held); }
+  const before = held.get(opts.zid) ?? 0;
+  const left = await app.sealer.tokensLeft(opts.zid);
+  if (left < before + worst) {
+    throw new SvcError('QUOTA_EXCEEDED', `not enough compute tokens: a solver call is admitted only when the machine can pay for its whole time budget (${budgetMs} ms of worker time = ${worst} tokens)${before ? `, besides ${before} held for its other running or queued jobs` : ''}; ${left} left. The allowance renews at 00:00 UTC`, {
+      details: { tokens: { cost: before + worst, remaining: left }, retryAfterSeconds: secondsToNextUtcMidnight(app.clock.now()) },
+    });
+  }
+  held.set(opts.zid, (held.get(opts.zid) ?? 0) + worst);
+  const usage = { started: false, workerMs: 0 };
+  try {
+    return await app.pool.run(name, own, { seed: opts.seed, now: opts.now, signal: opts.signal, timeoutMs: opts.timeoutMs, progress: opts.progress, tenant: opts.zid, usage });
+  } catch (e) {
+    const stopped = isSvcError(e) && e.code === 'TIME_BUDGET_EXCEEDED';
+    if (usage.started && (stopped || opts.signal?.aborted)) {
+      const cost = workCost(usage.workerMs, budgetMs);
+      const tokens = await app.sealer.charge(opts.zid, cost);
+      const seconds = Math.round(usage.workerMs) / 1000;
+      const err = e as SvcError;
+      throw new SvcError(err.code, `${err.message}; it used ${seconds} s of worker time and was charged ${tokens.cost} token(s) (1 per started second)`, {
+        details: { ...(err.details ?? {}), workerSeconds: seconds, tokens },
+      });
+    }
+    throw e;
+  } finally {
+    const now = (held.get(opts.zid) ?? worst) - worst;
+    if (now > 0) held.set(opts.zid, now); else held.delete(opts.zid);
+  }
+}
+
 /** Runs a solver on an already validated input for instant `now` and builds its seal job (the
  * response body, operator chain, value and unit), refusing non-finite output. Shared by the
- * solver operations and live compute (which seals each tick at its own instant). */
+ * solver operations and live compute (which seals each tick at its own instant). `zid` is the
+ * machine the run is for: it is scheduled and charged as that machine's (see runPaid). */
 export async function computeSolverJob(app: App, ls: LoadedSolver, input: Record<string, any>, opts: {
-  now: number; signal?: AbortSignal; timeoutMs?: number; progress?: (f: number) => void; extraResult?: Record<string, unknown>;
+  zid: string; now: number; signal?: AbortSignal; timeoutMs?: number; progress?: (f: number) => void; extraResult?: Record<string, unknown>;
 }): Promise<{ job: SolverSealJob; output: SolverOutput; folder: string | undefined }> {
   const p = prepareSolverInput(ls, input);
-  const output = await app.pool.run(ls.descriptor.name, p.own, { seed: p.seed, now: opts.now, signal: opts.signal, timeoutMs: opts.timeoutMs, progress: opts.progress });
+  const output = await runPaid(app, ls.descriptor.name, p.own, { zid: opts.zid, seed: p.seed, now: opts.now, signal: opts.signal, timeoutMs: opts.timeoutMs, progress: opts.progress });
   return { job: buildSolverJob(ls, p, output, opts.extraResult), output, folder: p.folder };
 }
 
@@ -205,7 +267,7 @@ async function runAndSeal(ctx: OpContext, ls: LoadedSolver, input: Record<string
   const now = ctx.app.clock.now();
   const name = ls.descriptor.name;
   const { job, folder } = await computeSolverJob(ctx.app, ls, input, {
-    now, signal: ctx.signal, extraResult,
+    zid, now, signal: ctx.signal, extraResult,
     // a progress channel to the worker only when someone listens (see SolverPool.run)
     progress: ctx.progressWanted ? (f) => ctx.progress(f, 1, `${name} ${Math.round(f * 100)}%`) : undefined,
   });

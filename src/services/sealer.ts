@@ -8,6 +8,7 @@ import { quotaExceeded } from '../core/errors.ts';
 import type { Clock } from '../core/clock.ts';
 import { deriveProofKey } from '../core/seal.ts';
 import type { Db, Queryable } from '../store/db.ts';
+import { chargeTokens } from './charge.ts';
 import { fromOutcome, sealWithin, tokensLeft, utcDay, validateJob, type ReceiptSigner, type SealEnv, type SealJob, type SealOutcome, type SealedResponse } from './seal-batch.ts';
 
 export class Sealer {
@@ -82,6 +83,14 @@ export class Sealer {
     const [o] = await sealWithin(q, { tNow: this.now(), tokensPerDay: this.tokensPerDay, proofKey: this.proofKey, signer: this.signer }, [job]);
     if (o instanceof Error) throw o;
     return o;
+  }
+
+  /** Charges a machine for work that produced no receipt (a solver run stopped by its budget or
+   * cancelled after it started): at most `cost` tokens, never below zero (src/services/charge.ts). */
+  async charge(zid: string, cost: number): Promise<{ cost: number; remaining: number }> {
+    const out = await this.db.tx((q) => chargeTokens(q, zid, cost, this.tokensPerDay, this.clock.now()));
+    this.hints.set(zid, { day: utcDay(this.clock.now()), left: out.remaining });
+    return out;
   }
 
   /** Tokens the machine has left today; refuses with 429 QUOTA_EXCEEDED (Retry-After: the next

@@ -1,6 +1,19 @@
 // The solver pool: runs solvers in piscina worker threads so the event loop never runs numerics,
-// and enforces each job's time budget (DESIGN §10).
-import { availableParallelism } from 'node:os';
+// schedules them fairly between machines, and enforces each job's time budget (DESIGN §10).
+//
+// Fair scheduling (issue 19, docs/node.md "Fair under abuse"): every job belongs to a tenant (the
+// machine it runs for). At most `machineConcurrency` jobs of one tenant run at once; the others
+// wait in that tenant's own queue, bounded by `machineQueue` (past it: 429 RATE_LIMITED with
+// `retryAfterSeconds`). A free worker goes to the next tenant in round-robin order that has a job
+// waiting and a free slot, never to whoever queued first, so one machine's flood of jobs takes at
+// most its own slots and every other machine's next job runs as soon as a worker frees. Jobs are
+// handed to piscina only when a worker is free for them: piscina's own FIFO queue stays empty.
+// The pool has at least two worker threads, so one tenant never holds them all.
+//
+// The time budget counts from the moment the job starts running in its worker (the worker raises
+// a shared flag and notifies it; `Atomics.waitAsync` wakes the pool), not from when it was queued.
+// How long a job ran in its worker is reported in `usage`, so a run stopped by its budget or
+// cancelled by its caller can be charged for the work it did (src/ops/solvers.ts).
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { SvcError } from '../../core/errors.ts';
@@ -10,12 +23,43 @@ import type { SolverOutput } from '../types.ts';
  * budget (`timeout`), its caller gone (`cancelled`), or a failure of the pool itself (`error`). */
 export type SolverJobOutcome = 'ok' | 'refused' | 'timeout' | 'cancelled' | 'error';
 
-/** What the pool tells its `onJob` listeners: a job handed to the pool (queued or running from
+/** What the pool tells its `onJob` listeners: a job accepted by the pool (queued or running from
  * then on), then the same job settled. `seconds` is queue wait + run; `started` says whether it
- * reached a worker thread. (The worker does not report when it starts, so the two are not split.) */
+ * reached a worker thread, and `runSeconds` how long it ran there. */
 export type SolverJobEvent =
   | { phase: 'submitted'; solver: string }
-  | { phase: 'settled'; solver: string; outcome: SolverJobOutcome; seconds: number; started: boolean };
+  | { phase: 'settled'; solver: string; outcome: SolverJobOutcome; seconds: number; started: boolean; runSeconds: number };
+
+/** Filled in by the pool while a job runs: whether it started in a worker, and for how long it
+ * ran there (milliseconds from the worker's start flag to the job's end or stop). */
+export interface JobUsage { started: boolean; workerMs: number }
+
+export interface PoolRunOptions {
+  seed: number;
+  now: number;
+  /** aborted when the caller goes away: a queued job leaves the queue, a running one is stopped */
+  signal?: AbortSignal;
+  progress?: (f: number) => void;
+  /** the job's time budget, counted from its start in a worker (default: the pool's) */
+  timeoutMs?: number;
+  /** whose job this is (a machine's ZID): the unit of fair scheduling. Jobs without a tenant
+   * share one lane that is limited only by the number of threads (tools, benchmarks). */
+  tenant?: string;
+  usage?: JobUsage;
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+/** One tenant's place in the scheduler: its running jobs and its waiting ones, in order. */
+interface Lane {
+  running: number;
+  waiting: Waiter[];
+  limit: number;
+  queueLimit: number;
+}
 
 export class SolverPool {
   private piscina: Piscina | null = null;
@@ -23,21 +67,35 @@ export class SolverPool {
   private stopped = 0;
   /** jobs that were given a progress channel (only callers that listen for progress) */
   private progressChannels = 0;
+  /** jobs refused because their tenant's queue was full */
+  private rejected = 0;
   readonly timeoutMs: number;
   readonly threads: number;
+  readonly machineConcurrency: number;
+  readonly machineQueue: number;
+  /** jobs handed to piscina (running, or about to start in a free worker) */
+  private active = 0;
+  private readonly lanes = new Map<string, Lane>();
+  /** tenants with waiting jobs, in round-robin order: the head is served next */
+  private ring: string[] = [];
   /** Instrumentation (src/observability subscribes): called synchronously for every job event;
    * a listener that throws is ignored, so observers never break a job. */
   readonly onJob: ((e: SolverJobEvent) => void)[] = [];
 
-  constructor(opts: { timeoutMs: number; threads?: number }) {
+  constructor(opts: { timeoutMs: number; threads?: number; machineConcurrency?: number; machineQueue?: number }) {
     this.timeoutMs = opts.timeoutMs;
-    this.threads = opts.threads ?? Math.max(1, availableParallelism());
+    // at least two workers: a tenant limited to one running job never holds them all
+    this.threads = Math.max(2, opts.threads ?? 2);
+    this.machineConcurrency = Math.max(1, opts.machineConcurrency ?? 1);
+    this.machineQueue = Math.max(0, opts.machineQueue ?? 16);
   }
 
   private get pool(): Piscina {
     this.piscina ??= new Piscina({
       filename: new URL('./worker.ts', import.meta.url).href,
-      minThreads: 1,
+      // both workers are kept warm: a tenant whose job arrives while another tenant's job
+      // runs never waits for a thread to start and load its solver
+      minThreads: 2,
       maxThreads: this.threads,
       idleTimeout: 30_000,
     });
@@ -46,63 +104,180 @@ export class SolverPool {
 
   get stats() {
     const p = this.piscina;
+    let waiting = 0;
+    for (const l of this.lanes.values()) waiting += l.waiting.length;
     return {
-      threads: p?.threads.length ?? 0, queueSize: p?.queueSize ?? 0, completed: p?.completed ?? 0, utilization: p?.utilization ?? 0,
-      stoppedJobs: this.stopped, progressChannels: this.progressChannels,
+      threads: p?.threads.length ?? 0, queueSize: waiting + (p?.queueSize ?? 0), completed: p?.completed ?? 0, utilization: p?.utilization ?? 0,
+      stoppedJobs: this.stopped, progressChannels: this.progressChannels, running: this.active, rejectedJobs: this.rejected,
     };
   }
 
-  /** Runs a solver in the pool. Rejects with TIME_BUDGET_EXCEEDED past the budget; aborting
-   * `signal` (client gone) cancels the job and terminates its worker. */
-  async run(name: string, input: unknown, opts: { seed: number; now: number; signal?: AbortSignal; progress?: (f: number) => void; timeoutMs?: number }): Promise<SolverOutput> {
-    // the time budget: a timer cleared when the job ends (AbortSignal.timeout would stay armed,
-    // holding its closure, until the budget ran out even for a job that took a millisecond)
+  /** Jobs of one tenant running and waiting on this node. */
+  tenantLoad(tenant: string): { running: number; waiting: number } {
+    const l = this.lanes.get(tenant);
+    return { running: l?.running ?? 0, waiting: l?.waiting.length ?? 0 };
+  }
+
+  private laneOf(tenant: string | undefined): [string, Lane] {
+    const key = tenant === undefined ? '' : 't:' + tenant;
+    let lane = this.lanes.get(key);
+    if (!lane) {
+      lane = tenant === undefined
+        ? { running: 0, waiting: [], limit: this.threads, queueLimit: Number.POSITIVE_INFINITY }
+        : { running: 0, waiting: [], limit: this.machineConcurrency, queueLimit: this.machineQueue };
+      this.lanes.set(key, lane);
+    }
+    return [key, lane];
+  }
+
+  private dropIfIdle(key: string, lane: Lane): void {
+    if (!lane.running && !lane.waiting.length && this.lanes.get(key) === lane) this.lanes.delete(key);
+  }
+
+  /** Waits for a slot of `tenant` and a free worker; resolves with the release function.
+   * Refuses with RATE_LIMITED when the tenant's queue is full; a caller that aborts while
+   * waiting leaves the queue (nothing ran, nothing is charged). */
+  private acquire(tenant: string | undefined, signal: AbortSignal | undefined, budgetMs: number): Promise<() => void> {
+    const [key, lane] = this.laneOf(tenant);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      lane.running--;
+      this.active--;
+      this.dropIfIdle(key, lane);
+      this.pump();
+    };
+    // straight to a worker when nobody waits ahead of it (no lane is waiting: there is no one
+    // to be unfair to) and both its tenant and the pool have room
+    if (!this.ring.length && lane.running < lane.limit && this.active < this.threads) {
+      lane.running++;
+      this.active++;
+      return Promise.resolve(release);
+    }
+    if (lane.waiting.length >= lane.queueLimit) {
+      this.rejected++;
+      this.dropIfIdle(key, lane);
+      const retryAfterSeconds = Math.max(1, Math.ceil(budgetMs / 1000));
+      return Promise.reject(new SvcError('RATE_LIMITED', `this machine already has ${lane.running} solver job(s) running and ${lane.waiting.length} waiting on this node (at most ${lane.limit} running and ${lane.queueLimit} waiting); try again when one has finished`, {
+        details: { retryAfterSeconds, running: lane.running, waiting: lane.waiting.length },
+      }));
+    }
+    if (signal?.aborted) { this.dropIfIdle(key, lane); return Promise.reject(cancelled()); }
+    return new Promise<() => void>((resolve, reject) => {
+      const onAbort = () => {
+        const i = lane.waiting.indexOf(w);
+        if (i < 0) return;
+        lane.waiting.splice(i, 1);
+        if (!lane.waiting.length) this.ring = this.ring.filter((k) => k !== key);
+        this.dropIfIdle(key, lane);
+        reject(cancelled());
+      };
+      const w: Waiter = {
+        resolve: () => { signal?.removeEventListener('abort', onAbort); resolve(release); },
+        reject,
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      lane.waiting.push(w);
+      if (!this.ring.includes(key)) this.ring.push(key);
+      this.pump();
+    });
+  }
+
+  /** Hands free workers to waiting jobs, round robin over the tenants that can take one. */
+  private pump(): void {
+    while (this.active < this.threads && this.ring.length) {
+      const i = this.ring.findIndex((k) => { const l = this.lanes.get(k); return !!l && l.waiting.length > 0 && l.running < l.limit; });
+      if (i < 0) return;
+      const key = this.ring[i];
+      const lane = this.lanes.get(key)!;
+      const w = lane.waiting.shift()!;
+      lane.running++;
+      this.active++;
+      // the lane served goes to the back of the ring (or leaves it when it has nothing waiting)
+      this.ring.splice(i, 1);
+      if (lane.waiting.length) this.ring.push(key);
+      w.resolve();
+    }
+  }
+
+  /** Runs a solver in the pool, fairly scheduled by `tenant`. Rejects with TIME_BUDGET_EXCEEDED
+   * past the budget (counted from the job's start in its worker); aborting `signal` (client
+   * gone) takes a waiting job out of the queue, or stops a running one by terminating its worker. */
+  async run(name: string, input: unknown, opts: PoolRunOptions): Promise<SolverOutput> {
+    const budgetMs = opts.timeoutMs ?? this.timeoutMs;
+    const usage = opts.usage ?? { started: false, workerMs: 0 };
+    const t0 = performance.now();
+    const release = await this.acquire(opts.tenant, opts.signal, budgetMs);
+    this.emit({ phase: 'submitted', solver: name });
+    let outcome: SolverJobOutcome = 'error';
+    try {
+      const r = await this.execute(name, input, opts, budgetMs, usage);
+      outcome = 'ok';
+      return r;
+    } catch (e: any) {
+      outcome = e?.code === 'TIME_BUDGET_EXCEEDED' ? 'timeout' : opts.signal?.aborted ? 'cancelled' : e instanceof SvcError ? 'refused' : 'error';
+      throw e;
+    } finally {
+      release();
+      this.emit({ phase: 'settled', solver: name, outcome, seconds: (performance.now() - t0) / 1000, started: usage.started, runSeconds: usage.workerMs / 1000 });
+    }
+  }
+
+  private async execute(name: string, input: unknown, opts: PoolRunOptions, budgetMs: number, usage: JobUsage): Promise<SolverOutput> {
+    // The worker raises a shared flag when it starts the job and notifies it: the budget timer is
+    // armed then. Piscina answers an abort of a running job by terminating the worker thread; those
+    // stops are counted in `stats.stoppedJobs`, so a test can tell the numerics stopped. Progress
+    // comes over a MessageChannel made only when someone listens: a port transferred to a worker
+    // costs ~2.8 KB of native memory that is never given back (measured: RSS grew by 2.4 GB over
+    // 800k pooled jobs with a port each, and stayed flat without one; docs/benchmarks.md).
+    const started = new Int32Array(new SharedArrayBuffer(4));
     const budgetCtl = new AbortController();
     const budget = budgetCtl.signal;
-    const budgetTimer = setTimeout(() => budgetCtl.abort(), opts.timeoutMs ?? this.timeoutMs);
-    budgetTimer.unref();
+    let budgetTimer: ReturnType<typeof setTimeout> | null = null;
+    let startedAt = 0;
+    let settled = false;
+    const onStart = () => {
+      if (settled || usage.started) return;
+      usage.started = true;
+      startedAt = performance.now();
+      // a timer cleared when the job ends (AbortSignal.timeout would stay armed, holding its
+      // closure, until the budget ran out even for a job that took a millisecond)
+      budgetTimer = setTimeout(() => budgetCtl.abort(), Math.max(0, budgetMs));
+      budgetTimer.unref();
+    };
+    const wait = Atomics.waitAsync(started, 0, 0);
+    if (!wait.async) onStart();
+    else void wait.value.then(() => { if (Atomics.load(started, 0) === 1) onStart(); });
     const signal = opts.signal ? AbortSignal.any([opts.signal, budget]) : budget;
-    // The worker raises a shared flag when it starts the job. Piscina answers an abort of a
-    // running job by terminating the worker thread (a queued job is only dequeued); those stops
-    // are counted in `stats.stoppedJobs`, so a test can tell the numerics stopped. Progress comes
-    // over a MessageChannel made only when someone listens: a port transferred to a worker costs
-    // ~2.8 KB of native memory that is never given back (measured: RSS grew by 2.4 GB over 800k
-    // pooled jobs with a port each, and stayed flat without one; docs/benchmarks.md).
-    const started = new Int32Array(new SharedArrayBuffer(4));
     const ch = opts.progress ? new MessageChannel() : null;
     if (ch) this.progressChannels++;
     const local: any = ch?.port1;
     local?.on('message', (m: unknown) => { if (typeof m === 'number') opts.progress?.(m); });
     const onAbort = () => { if (Atomics.load(started, 0) === 1) this.stopped++; };
     signal.addEventListener('abort', onAbort, { once: true });
-    const t0 = performance.now();
-    let outcome: SolverJobOutcome = 'error';
-    this.emit({ phase: 'submitted', solver: name });
     try {
       const task = { name, input, seed: opts.seed, now: opts.now, started, ...(ch ? { port: ch.port2 } : {}) };
       const res: any = await this.pool.run(task, ch ? { signal, transferList: [ch.port2 as any] } : { signal });
-      if (!res.ok) {
-        outcome = 'refused';
-        throw new SvcError(res.refusal.code, res.refusal.message, { details: res.refusal.details });
-      }
-      outcome = 'ok';
+      if (!res.ok) throw new SvcError(res.refusal.code, res.refusal.message, { details: res.refusal.details });
       return res.output as SolverOutput;
     } catch (e: any) {
       if (e instanceof SvcError) throw e;
       if (budget.aborted) {
-        outcome = 'timeout';
-        throw new SvcError('TIME_BUDGET_EXCEEDED', `the solver ran past its time budget of ${opts.timeoutMs ?? this.timeoutMs} ms and was stopped`);
+        throw new SvcError('TIME_BUDGET_EXCEEDED', `the solver ran past its time budget of ${budgetMs} ms and was stopped`);
       }
-      if (opts.signal?.aborted) {
-        outcome = 'cancelled';
-        throw new SvcError('INVALID_INPUT', 'the request was cancelled');
-      }
+      if (opts.signal?.aborted) throw cancelled();
       throw e;
     } finally {
-      clearTimeout(budgetTimer);
+      settled = true;
+      // the flag may have risen without the notification reaching us yet
+      if (!usage.started && Atomics.load(started, 0) === 1) { usage.started = true; startedAt = performance.now(); }
+      if (usage.started) usage.workerMs = performance.now() - startedAt;
+      if (budgetTimer) clearTimeout(budgetTimer);
+      // wakes a waitAsync still pending (a job that never started), so nothing is left waiting
+      Atomics.notify(started, 0);
       signal.removeEventListener('abort', onAbort);
       local?.close();
-      this.emit({ phase: 'settled', solver: name, outcome, seconds: (performance.now() - t0) / 1000, started: Atomics.load(started, 0) === 1 });
     }
   }
 
@@ -111,7 +286,13 @@ export class SolverPool {
   }
 
   async close(): Promise<void> {
+    for (const lane of this.lanes.values()) for (const w of lane.waiting.splice(0)) w.reject(new SvcError('UPSTREAM_UNAVAILABLE', 'the node is shutting down'));
+    this.ring = [];
     if (this.piscina) await this.piscina.destroy();
     this.piscina = null;
   }
+}
+
+function cancelled(): SvcError {
+  return new SvcError('INVALID_INPUT', 'the request was cancelled');
 }
