@@ -32,11 +32,12 @@ export interface Config {
   spinUpsPerAddress: number;
   recoveryFailures: number;
   adminFailures: number;
-  /** long-lived resources: stream channels per machine, per demo-key family (never more than
-   * half the node's) and per node; observer streams per node and per client address (keyless
+  /** long-lived resources: stream channels per machine, per demo-key family and per opening
+   * client address (each never more than half the node's) and per node; observer streams per node and per client address (keyless
    * ones together at most half the node's) */
   streamsPerMachine: number;
   streamsPerFamily: number;
+  streamsPerAddress: number;
   streamsPerNode: number;
   observerStreams: number;
   observerStreamsPerAddress: number;
@@ -120,6 +121,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminFailures: positive(env.SVC_ADMIN_FAILURES, 10, 'SVC_ADMIN_FAILURES'),
     streamsPerMachine: positive(env.SVC_STREAMS_PER_MACHINE, 5, 'SVC_STREAMS_PER_MACHINE'),
     streamsPerFamily: positive(env.SVC_STREAMS_PER_FAMILY, 10, 'SVC_STREAMS_PER_FAMILY'),
+    streamsPerAddress: positive(env.SVC_STREAMS_PER_ADDRESS, 20, 'SVC_STREAMS_PER_ADDRESS'),
     streamsPerNode: positive(env.SVC_STREAMS_PER_NODE, 200, 'SVC_STREAMS_PER_NODE'),
     observerStreams: positive(env.SVC_OBSERVER_STREAMS, 1000, 'SVC_OBSERVER_STREAMS'),
     observerStreamsPerAddress: positive(env.SVC_OBSERVER_STREAMS_PER_ADDRESS, 20, 'SVC_OBSERVER_STREAMS_PER_ADDRESS'),

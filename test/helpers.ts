@@ -40,6 +40,12 @@ export async function testNode(opts: { config?: Partial<Config>; env?: Record<st
   await http.ready();
   let ipCounter = 0;
   let listening: string | null = null;
+  const mintFrom = async (): Promise<{ apiKey: string; ip: string }> => {
+    const ip = `10.0.${(ipCounter >> 8) & 255}.${ipCounter++ & 255}`;
+    const r = await node.call('POST', '/api/demo-key/mint', {}, undefined, { 'x-test-ip': ip });
+    if (r.status !== 200) throw new Error(`demo mint failed: ${r.status} ${r.text}`);
+    return { apiKey: r.body.apiKey, ip };
+  };
   const node: TestNode = {
     app,
     http,
@@ -65,13 +71,13 @@ export async function testNode(opts: { config?: Partial<Config>; env?: Record<st
       return callTool(app, op, args, { caller, bearer: key ?? null, signal: new AbortController().signal, requestId: 'test', ip: '127.0.0.1', via: 'mcp', headers: {}, progress: () => {} });
     },
     async demoKey() {
-      const r = await node.call('POST', '/api/demo-key/mint', {}, undefined, { 'x-test-ip': `10.0.${(ipCounter >> 8) & 255}.${ipCounter++ & 255}` });
-      if (r.status !== 200) throw new Error(`demo mint failed: ${r.status} ${r.text}`);
-      return r.body.apiKey;
+      return (await mintFrom()).apiKey;
     },
     async machine(displayName = 'test machine') {
-      const demo = await node.demoKey();
-      const r = await node.call('POST', '/api/machines', { displayName }, demo);
+      // each machine comes from its own demo key and client address, as a fresh user's would
+      // (spin-ups are limited per demo key and per address)
+      const { apiKey: demo, ip } = await mintFrom();
+      const r = await node.call('POST', '/api/machines', { displayName }, demo, { 'x-test-ip': ip });
       if (r.status !== 200) throw new Error(`spin up failed: ${r.status} ${r.text}`);
       return r.body;
     },

@@ -7,7 +7,7 @@ import type { App } from '../ops/types.ts';
 import type { Operation, RawReply } from '../ops/types.ts';
 import { SvcError, type ErrorCode } from '../core/errors.ts';
 import { parseJsonBody } from '../core/json.ts';
-import { asSvcError, bearerOf, invoke, resolveCaller, type InvokeBase } from '../ops/invoke.ts';
+import { asSvcError, bearerOf, invoke, resolveCallerFor, type InvokeBase } from '../ops/invoke.ts';
 import { jsonSchemaOf } from '../ops/schema.ts';
 import { buildOpenApi, renderReferencePage } from './openapi.ts';
 import { ulid } from '../core/ids.ts';
@@ -139,7 +139,7 @@ export const INJECT_STREAM_WINDOW_MS = 1000;
 export const INJECT_MAX_BYTES = 16 * 1024 * 1024;
 
 async function injectBounded(fastify: FastifyInstance, r: Parameters<NonNullable<App['inject']>>[0]): ReturnType<NonNullable<App['inject']>> {
-  const res = await fastify.inject({ method: r.method as any, url: r.url, headers: r.headers, payload: r.payload as any, payloadAsStream: true });
+  const res = await fastify.inject({ method: r.method as any, url: r.url, headers: r.headers, payload: r.payload as any, payloadAsStream: true, ...(r.remoteAddress ? { remoteAddress: r.remoteAddress } : {}) });
   const headers = res.headers as Record<string, unknown>;
   const streaming = String(headers['content-type'] ?? '').startsWith('text/event-stream');
   const stream = res.stream();
@@ -183,7 +183,7 @@ function registerOperation(fastify: FastifyInstance, app: App, op: Operation): v
     bodyLimit: op.bodyLimit ?? DEFAULT_BODY_LIMIT,
     handler: async (req, reply) => {
       const bearer = bearerOf(req.headers.authorization);
-      const caller = await resolveCaller(app, bearer);
+      const caller = await resolveCallerFor(app, op, bearer, req.ip);
       const params = (req.params ?? {}) as Record<string, unknown>;
       let raw: Record<string, unknown>;
       if (op.method === 'GET' || op.method === 'DELETE') {

@@ -68,13 +68,21 @@ export function newChannelId(): string {
 }
 
 export function streamsPerMachine(app: App): number {
-  const v = Number(app.config.env?.SVC_STREAMS_PER_MACHINE);
-  return Number.isInteger(v) && v > 0 ? v : DEFAULT_STREAMS_PER_MACHINE;
+  return app.config.streamsPerMachine ?? DEFAULT_STREAMS_PER_MACHINE;
 }
 
 export function streamsPerNode(app: App): number {
-  const v = Number(app.config.env?.SVC_STREAMS_PER_NODE);
-  return Number.isInteger(v) && v > 0 ? v : DEFAULT_STREAMS_PER_NODE;
+  return app.config.streamsPerNode ?? DEFAULT_STREAMS_PER_NODE;
+}
+
+/** Open channels of one demo-key family (the machines one demo key created), and of one client
+ * address: never more than half the node's, so no single actor fills a node (issue 19). */
+export function streamsPerFamily(app: App): number {
+  return Math.max(1, Math.min(app.config.streamsPerFamily ?? 10, Math.floor(streamsPerNode(app) / 2)));
+}
+
+export function streamsPerAddress(app: App): number {
+  return Math.max(1, Math.min(app.config.streamsPerAddress ?? 20, Math.floor(streamsPerNode(app) / 2)));
 }
 
 /** Seconds after the last slot before an 'open' row is considered lost (its node died). */
@@ -92,6 +100,8 @@ export interface ChannelOptions {
   source: PreparedSource;
   vary: [string, CompiledExpr][];
   baseNumbers: Record<string, number>;
+  /** the client address that opened the channel (the per-address limit counts it) */
+  address?: string;
   /** test seam: runs before each tick's compute (a slow tick is simulated with it) */
   beforeTick?: (k: number, signal: AbortSignal) => Promise<void>;
 }
@@ -111,15 +121,31 @@ export async function createChannel(app: App, opts: Omit<ChannelOptions, 'id' | 
   const t0ms = Math.round(nowT * 1000);
   const expiresAt = t0ms / 1000 + opts.spec.ticks * SVCOND_SECONDS + lostAfterSeconds(app);
   await app.db.tx(async (q) => {
-    await q.query('SELECT zid FROM machines WHERE zid = $1 FOR UPDATE', [opts.zid]);
+    // limits per machine, per demo-key family and per opening address (issue 19); the family's
+    // machine rows are locked (in zid order) so opens within one family are serialised
+    const [own] = await q.query<{ family: string | null }>('SELECT family FROM machines WHERE zid = $1', [opts.zid]);
+    const family = own?.family ?? opts.zid;
+    await q.query('SELECT zid FROM machines WHERE family = $1 OR zid = $2 ORDER BY zid FOR UPDATE', [family, opts.zid]);
     await q.query("DELETE FROM stream_channels WHERE zid = $1 AND state <> 'open' AND ended_at < now() - interval '1 day'", [opts.zid]);
     const [{ n }] = await q.query<{ n: number }>("SELECT count(*) AS n FROM stream_channels WHERE zid = $1 AND state = 'open' AND expires_at > $2", [opts.zid, nowT]);
     if (Number(n) >= limit) {
       throw new SvcError('RATE_LIMITED', `at most ${limit} open stream channels per machine; close one first (DELETE /api/streams/{id})`, { details: { limit, open: Number(n) } });
     }
+    const familyLimit = streamsPerFamily(app);
+    const [{ f }] = await q.query<{ f: number }>("SELECT count(*) AS f FROM stream_channels WHERE family = $1 AND state = 'open' AND expires_at > $2", [family, nowT]);
+    if (Number(f) >= familyLimit) {
+      throw new SvcError('RATE_LIMITED', `at most ${familyLimit} open stream channels for the machines of one demo key; close one first (DELETE /api/streams/{id})`, { details: { limit: familyLimit, open: Number(f), retryAfterSeconds: 30 } });
+    }
+    if (opts.address) {
+      const addressLimit = streamsPerAddress(app);
+      const [{ a }] = await q.query<{ a: number }>("SELECT count(*) AS a FROM stream_channels WHERE address = $1 AND state = 'open' AND expires_at > $2", [opts.address, nowT]);
+      if (Number(a) >= addressLimit) {
+        throw new SvcError('RATE_LIMITED', `at most ${addressLimit} open stream channels opened from one client address; close one first`, { details: { limit: addressLimit, open: Number(a), retryAfterSeconds: 30 } });
+      }
+    }
     await q.query(
-      `INSERT INTO stream_channels (id, zid, node_id, state, spec, ticks, t0_ms, expires_at, close_on_disconnect) VALUES ($1, $2, $3, 'open', $4, $5, $6, $7, $8)`,
-      [id, opts.zid, app.nodeId, JSON.stringify(opts.spec), opts.spec.ticks, t0ms, expiresAt, opts.spec.closeOnDisconnect],
+      `INSERT INTO stream_channels (id, zid, node_id, state, spec, ticks, t0_ms, expires_at, close_on_disconnect, family, address) VALUES ($1, $2, $3, 'open', $4, $5, $6, $7, $8, $9, $10)`,
+      [id, opts.zid, app.nodeId, JSON.stringify(opts.spec), opts.spec.ticks, t0ms, expiresAt, opts.spec.closeOnDisconnect, family, opts.address ?? null],
     );
   });
   await hub.ensureListening();

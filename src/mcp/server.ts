@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { App, Operation } from '../ops/types.ts';
 import type { Caller } from '../core/caller.ts';
 import { SvcError, isSvcError } from '../core/errors.ts';
@@ -19,6 +19,24 @@ interface Session {
   transport: StreamableHTTPServerTransport;
   server: Server;
   lastSeen: number;
+  /** the protocol version negotiated at initialize */
+  protocolVersion?: string;
+}
+
+/** JSON-RPC batches (issue 19): at most this many messages in one POST; a larger batch is refused
+ * whole (HTTP 400, JSON-RPC -32600) before any of it runs. Each call of an accepted batch goes
+ * through `invoke` on its own, so it counts against every limit as a single call would. */
+export const MAX_BATCH = 10;
+/** the only protocol version with JSON-RPC batches (added in 2025-03-26, removed in 2025-06-18);
+ * it is also what a request without an MCP-Protocol-Version header is taken to speak */
+const BATCH_VERSION = '2025-03-26';
+
+/** Why a POST body that is a batch is refused, or null when it may pass. */
+function batchRefusal(body: unknown[], version: string): string | null {
+  if (!body.length) return 'Invalid Request: an empty batch';
+  if (body.length > MAX_BATCH) return `Invalid Request: a batch carries at most ${MAX_BATCH} messages (this one has ${body.length}); none of them was run`;
+  if (version !== BATCH_VERSION) return `Invalid Request: protocol version ${version} has no JSON-RPC batches (only ${BATCH_VERSION} has); send one message per request. None was run`;
+  return null;
 }
 
 const SESSION_IDLE_MS = 30 * 60 * 1000;
@@ -132,11 +150,21 @@ export async function registerMcp(fastify: FastifyInstance, app: App): Promise<v
       if (!oh || !hosts.has(oh)) return rpcError(reply, 403, -32000, `Invalid Origin header: ${origin}`);
     } else if (origin === 'null') return rpcError(reply, 403, -32000, 'Invalid Origin header: null');
 
+    // batches are checked here, at the HTTP entry, before anything of them runs
+    if (req.method === 'POST' && Array.isArray(req.body)) {
+      const sidHeader = req.headers['mcp-session-id'];
+      const known = sessions.get(String(Array.isArray(sidHeader) ? sidHeader[0] : sidHeader ?? ''));
+      const header = req.headers['mcp-protocol-version'];
+      const version = (Array.isArray(header) ? header[0] : header) ?? known?.protocolVersion ?? BATCH_VERSION;
+      const refusal = batchRefusal(req.body, version);
+      if (refusal) return rpcError(reply, 400, -32600, refusal);
+    }
+
     let caller: Caller | null;
     let bearer: string | null;
     try {
       bearer = bearerOf(req.headers.authorization);
-      caller = await resolveCaller(app, bearer);
+      caller = await resolveCaller(app, bearer, req.ip);
     } catch (e) {
       const err = isSvcError(e) ? e : new SvcError('UNAUTHORIZED', 'invalid credential');
       req.svcErrorCode = err.code; // counted by src/observability (svc_http_errors_total)
@@ -155,9 +183,12 @@ export async function registerMcp(fastify: FastifyInstance, app: App): Promise<v
       }
       if (sessions.size >= MAX_SESSIONS) return rpcError(reply, 429, -32000, 'too many MCP sessions on this node');
       const server = buildServer(app);
+      // the version the SDK answers initialize with: the client's, when supported, else the latest
+      const requested = (req.body as { params?: { protocolVersion?: unknown } }).params?.protocolVersion;
+      const protocolVersion = typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => { sessions.set(id, { transport, server, lastSeen: Date.now() }); },
+        onsessioninitialized: (id) => { sessions.set(id, { transport, server, lastSeen: Date.now(), protocolVersion }); },
         onsessionclosed: (id) => { sessions.delete(id); },
       });
       transport.onclose = () => { if (transport.sessionId) sessions.delete(transport.sessionId); };

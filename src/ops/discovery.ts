@@ -109,7 +109,7 @@ export const operations: Operation[] = [
       const sendBody = method !== 'GET' && method !== 'DELETE' && input.body !== undefined;
       if (sendBody) headers['content-type'] = 'application/json';
       if (!ctx.app.inject) throw new SvcError('UPSTREAM_UNAVAILABLE', 'in-process dispatch is not available');
-      const res = await ctx.app.inject({ method, url: input.path + (qs ? `?${qs}` : ''), headers, payload: sendBody ? JSON.stringify(input.body) : undefined });
+      const res = await ctx.app.inject({ method, url: input.path + (qs ? `?${qs}` : ''), headers, payload: sendBody ? JSON.stringify(input.body) : undefined, ...(ctx.ip ? { remoteAddress: ctx.ip } : {}) });
       let body: unknown = res.body;
       const ct = String(res.headers['content-type'] ?? '');
       if (ct.includes('json')) { try { body = JSON.parse(res.body); } catch { /* keep text */ } }

@@ -15,7 +15,7 @@ import type { App, Operation, OpContext } from './types.ts';
 import type { Caller } from '../core/caller.ts';
 import { SvcError, isSvcError } from '../core/errors.ts';
 import { sha256Hex } from '../core/ids.ts';
-import { resolveApiKey, KEY_PREFIX } from '../services/identity.ts';
+import { resolveApiKey, KEY_PREFIX, assertUnderLimit, recordEvent } from '../services/identity.ts';
 import { parseInput } from './validate.ts';
 
 /** The bearer of an Authorization header value (null when there is none). */
@@ -35,10 +35,30 @@ function isAdminKey(app: App, token: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-/** The caller a bearer stands for; a bearer that is sent but unknown, expired or revoked is 401. */
-export async function resolveCaller(app: App, token: string | null): Promise<Caller | null> {
+/** Failed admin attempts are counted per client address (issue 19): once SVC_ADMIN_FAILURES (10)
+ * happened within this window, that address gets 429 RATE_LIMITED for any bearer that could be
+ * the admin key, the right one included, so further guesses learn nothing; other addresses are
+ * not affected. */
+export const ADMIN_FAILURE_WINDOW_SECONDS = 900;
+
+const adminBucket = (ip: string) => `admin-fail:${ip}`;
+
+async function assertAdminAttempts(app: App, ip: string): Promise<void> {
+  await assertUnderLimit(app.db, adminBucket(ip), app.config.adminFailures, ADMIN_FAILURE_WINDOW_SECONDS,
+    `too many failed admin attempts from this address: at most ${app.config.adminFailures} per ${ADMIN_FAILURE_WINDOW_SECONDS / 60} minutes`);
+}
+
+/** The caller a bearer stands for; a bearer that is sent but unknown, expired or revoked is 401.
+ * With the client address `ip` (the HTTP and MCP faces pass it), a bearer that is neither an API
+ * key nor any other known credential counts as a failed guess at the admin key, and an address
+ * with too many of those is refused (429) for every such bearer, the admin key included: no route
+ * answers a guess differently from a miss once the address is locked out. */
+export async function resolveCaller(app: App, token: string | null, ip?: string): Promise<Caller | null> {
   if (token === null) return null;
-  if (isAdminKey(app, token)) return { kind: 'admin', zid: null, keyPrefix: 'svc_admin', keyHash: sha256Hex(token) };
+  if (isAdminKey(app, token)) {
+    if (ip !== undefined) await assertAdminAttempts(app, ip);
+    return { kind: 'admin', zid: null, keyPrefix: 'svc_admin', keyHash: sha256Hex(token) };
+  }
   if (token.startsWith(KEY_PREFIX)) {
     const c = await resolveApiKey(app.db, token, app.clock.now(), app.keyCache);
     if (c) return c;
@@ -48,7 +68,29 @@ export async function resolveCaller(app: App, token: string | null): Promise<Cal
     const c = await r(token, app);
     if (c) return c;
   }
+  if (ip !== undefined) {
+    await assertAdminAttempts(app, ip);
+    await recordEvent(app.db, adminBucket(ip));
+  }
   throw new SvcError('UNAUTHORIZED', 'unknown, expired or revoked credential');
+}
+
+/** The caller of a request to `op` from address `ip`. On admin operations an address past its
+ * failed-attempt limit is refused before its bearer is looked at, and any credential that is not
+ * the admin key (an API key too) counts as a failed attempt. */
+export async function resolveCallerFor(app: App, op: Operation, token: string | null, ip: string): Promise<Caller | null> {
+  if (op.access !== 'admin') return resolveCaller(app, token, ip);
+  await assertAdminAttempts(app, ip);
+  let caller: Caller | null;
+  try {
+    caller = await resolveCaller(app, token, ip);
+  } catch (e) {
+    // an unknown non-API-key bearer was counted by resolveCaller; an unknown API key is counted here
+    if (token?.startsWith(KEY_PREFIX)) await recordEvent(app.db, adminBucket(ip));
+    throw e;
+  }
+  if (token !== null && caller?.kind !== 'admin') await recordEvent(app.db, adminBucket(ip));
+  return caller;
 }
 
 /** Throws unless `caller` may call `op`. */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineOp, type Operation } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { isZid } from '../core/ids.ts';
-import { createMachine, mintDemoKey, rateLimit, recoverMachine, assertMachineCaller } from '../services/identity.ts';
+import { createMachine, mintDemoKey, rateLimit, recoverMachine, assertMachineCaller, assertUnderLimit, recordEvent } from '../services/identity.ts';
 import { tokensLeft } from '../services/seal-batch.ts';
 
 const zidField = z.string().max(64);
@@ -41,15 +41,30 @@ export const operations: Operation[] = [
     allowDemo: true,
     tag: 'machines',
     summary: 'Provision a machine: unique ZID, audit chain, and an active svc_ak_ compute key on the free tier (each shown once).',
-    description: 'Needs a demo key (or a machine key) as bearer. Returns zid, slug, displayName, apiKey, recovery {equation, salt} and tier.',
+    description: 'Needs a demo key as bearer (POST /api/demo-key/mint); a machine key cannot create machines (403). A demo key creates at most SVC_MACHINES_PER_DEMO_KEY machines (3 by default; then 429 QUOTA_EXCEEDED), and spin-ups are limited per client address. Returns zid, slug, displayName, apiKey, recovery {equation, salt} and tier.',
     input: z.strictObject({
       displayName: z.string().trim().min(1).max(80).regex(/^[^\u0000-\u001f\u007f]*$/, 'no control characters').default('mcp-agent'),
     }),
     async handler(input, ctx) {
+      const caller = ctx.caller!;
+      // identities do not multiply (issue 19, docs/node.md): only a demo key makes machines, a
+      // few each, and each address only so many an hour
+      if (caller.kind !== 'demo') {
+        throw new SvcError('FORBIDDEN', 'svc_spin_up takes a demo key (POST /api/demo-key/mint): a machine key cannot create machines');
+      }
+      const cfg = ctx.app.config;
       const now = ctx.app.clock.now();
       const m = await ctx.app.db.tx(async (q) => {
-        await rateLimit(q, `spin-up:${ctx.caller!.keyHash}`, 20, 3600);
-        return createMachine(q, input.displayName, ctx.app.config.tokensPerDay, now);
+        // spin-ups of one demo key are serialised on its row, so a burst cannot pass the count together
+        await q.query('SELECT key_hash FROM api_keys WHERE key_hash = $1 FOR UPDATE', [caller.keyHash]);
+        const [{ n }] = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM machines WHERE family = $1', [caller.keyHash]);
+        if (Number(n) >= cfg.machinesPerDemoKey) {
+          throw new SvcError('QUOTA_EXCEEDED', `this demo key has created its ${cfg.machinesPerDemoKey} machines; it creates no more`, {
+            details: { machines: Number(n), limit: cfg.machinesPerDemoKey },
+          });
+        }
+        await rateLimit(q, `spin-up-ip:${ctx.ip}`, cfg.spinUpsPerAddress, 3600);
+        return createMachine(q, input.displayName, cfg.tokensPerDay, now, caller.keyHash);
       });
       return { ok: true, zid: m.zid, slug: m.slug, displayName: m.displayName, apiKey: m.apiKey, keyPrefix: m.keyPrefix, recovery: m.recovery, tier: m.tier };
     },
@@ -64,11 +79,18 @@ export const operations: Operation[] = [
     input: z.strictObject({ zid: zidField, equation: z.string().min(1).max(512), salt: z.string().min(1).max(128) }),
     async handler(input, ctx) {
       checkZid(input.zid);
-      // failures are rate-limited per machine and per address
+      // Failures are limited per (machine, address) and per address, never per machine alone:
+      // nobody can lock an owner out of recovery by failing on purpose (issue 19). A success
+      // counts nothing.
+      const cfg = ctx.app.config;
+      const pair = `recover-fail:${input.zid}:${ctx.ip}`;
+      const addr = `recover-fail-ip:${ctx.ip}`;
       const out = await ctx.app.db.tx(async (q) => {
-        await rateLimit(q, `recover:${input.zid}`, 5, 900);
-        await rateLimit(q, `recover-ip:${ctx.ip}`, 20, 900);
-        return recoverMachine(q, input.zid, input.equation, input.salt, ctx.app.clock.now());
+        await assertUnderLimit(q, pair, cfg.recoveryFailures, 900, `too many failed recovery attempts for this machine from this address: at most ${cfg.recoveryFailures} per 15 minutes`);
+        await assertUnderLimit(q, addr, 4 * cfg.recoveryFailures, 900, `too many failed recovery attempts from this address: at most ${4 * cfg.recoveryFailures} per 15 minutes`);
+        const r = await recoverMachine(q, input.zid, input.equation, input.salt, ctx.app.clock.now());
+        if (!r) { await recordEvent(q, pair); await recordEvent(q, addr); }
+        return r;
       });
       if (!out) throw new SvcError('UNAUTHORIZED', 'the recovery material does not match');
       ctx.app.keyCache.invalidateZid(input.zid);

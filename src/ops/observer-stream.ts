@@ -24,6 +24,7 @@ import type { App } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { KEYS_CHANNEL } from '../services/key-cache.ts';
 
+/** the default of SVC_OBSERVER_STREAMS: observer streams one node serves */
 export const MAX_SUBSCRIBERS = 1000;
 const HEARTBEAT_MS = 15_000;
 const REPLAY_LIMIT = 1000;
@@ -135,12 +136,32 @@ class ObserverHub {
     return this.listening;
   }
 
-  add(s: ObserverSse): void {
-    if (this.subs.size >= MAX_SUBSCRIBERS) throw new SvcError('RATE_LIMITED', `this node serves at most ${MAX_SUBSCRIBERS} observer streams; try another node or later`, { details: { retryAfterSeconds: 5 } });
+  /** who holds each stream: the per-address and keyless limits count them (issue 19) */
+  private readonly holders = new Map<ObserverSse, { ip: string; keyed: boolean }>();
+
+  /** Admits a stream within the node's limit (SVC_OBSERVER_STREAMS), the limit per client address
+   * (SVC_OBSERVER_STREAMS_PER_ADDRESS) and, for streams opened without a key, half the node's
+   * limit for all of them together: one actor cannot fill the node, and keyless ones leave room
+   * for key holders. */
+  add(s: ObserverSse, who: { ip: string; keyed: boolean }): void {
+    const cfg = this.app.config;
+    const max = cfg.observerStreams ?? MAX_SUBSCRIBERS;
+    const perAddress = Math.min(cfg.observerStreamsPerAddress ?? 20, max);
+    const keyless = Math.max(1, Math.floor(max / 2));
+    const limited = (msg: string) => new SvcError('RATE_LIMITED', msg, { details: { retryAfterSeconds: 5 } });
+    if (this.subs.size >= max) throw limited(`this node serves at most ${max} observer streams; try another node or later`);
+    let fromAddress = 0, withoutKey = 0;
+    for (const h of this.holders.values()) {
+      if (h.ip === who.ip) fromAddress++;
+      if (!h.keyed) withoutKey++;
+    }
+    if (fromAddress >= perAddress) throw limited(`at most ${perAddress} observer streams per client address; close one first`);
+    if (!who.keyed && withoutKey >= keyless) throw limited(`this node serves at most ${keyless} observer streams opened without a key; send a machine key, or try later`);
     this.subs.add(s);
+    this.holders.set(s, who);
   }
 
-  remove(s: ObserverSse): void { this.subs.delete(s); }
+  remove(s: ObserverSse): void { this.subs.delete(s); this.holders.delete(s); }
 
   private onNotify(payload: string): void {
     let m: any;
@@ -238,7 +259,7 @@ export const operations: Operation[] = [
         throw new SvcError('UPSTREAM_UNAVAILABLE', 'the store does not answer LISTEN; try again', { details: { retryAfterSeconds: 1 } });
       });
       const s = new ObserverSse(hub, scope === 'machine' ? zid : null, 0);
-      hub.add(s);
+      try { hub.add(s, { ip: ctx.ip, keyed: ctx.caller !== null }); } catch (e) { s.destroy(); throw e; }
       ctx.signal.addEventListener('abort', () => s.destroy(), { once: true });
       s.write(`: ${scope} observer feed of node ${ctx.app.nodeId}\n\n`);
       if (scope === 'machine') {

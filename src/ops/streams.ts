@@ -12,7 +12,7 @@ import { pulseAt, SVCOND_SECONDS } from '../core/clock.ts';
 import { assertMachineCaller } from '../services/identity.ts';
 import { folderField } from './schema.ts';
 import {
-  CHANNEL_ID_RE, MAX_TICKS, SseStream, parseLastEventId, createChannel, hubFor, reapIfLost, streamsPerMachine,
+  CHANNEL_ID_RE, MAX_TICKS, SseStream, parseLastEventId, createChannel, hubFor, reapIfLost, streamsPerMachine, streamsPerFamily, streamsPerAddress,
   type Channel, type ChannelSpec, type LiveEvent,
 } from '../live/channels.ts';
 import { bindOperatorInputs, prepareOperator, prepareSolver, validateSolverBody, type PreparedSource } from '../live/steps.ts';
@@ -147,10 +147,10 @@ async function openChannel(input: OpenInput, ctx: OpContext) {
   };
   const follow = (input.follow ?? true) && ctx.via === 'mcp' && typeof ctx.notify === 'function';
   if (!follow) {
-    const ch = await createChannel(app, { zid, keyPrefix, spec, source, vary, baseNumbers });
+    const ch = await createChannel(app, { zid, keyPrefix, spec, source, vary, baseNumbers, address: ctx.ip || undefined });
     return { ok: true, channel: stateOf(await ownedChannel(app, zid, ch.id)) };
   }
-  return followOverMcp(ctx, zid, (attach) => createChannel(app, { zid, keyPrefix, spec, source, vary, baseNumbers }, attach));
+  return followOverMcp(ctx, zid, (attach) => createChannel(app, { zid, keyPrefix, spec, source, vary, baseNumbers, address: ctx.ip || undefined }, attach));
 }
 
 /** MCP: every event becomes a notifications/message (logger 'svc_stream') on the calling
@@ -228,7 +228,7 @@ export const operations: Operation[] = [
       if (input.state) { params.push(input.state); where += ' AND c.state = $2'; }
       params.push(input.limit);
       const rows = await ctx.app.db.query<ChannelRow>(`${ROW_SQL} WHERE ${where} GROUP BY c.id ORDER BY c.created_at DESC, c.id DESC LIMIT $${params.length}`, params);
-      return { ok: true, channels: rows.map(stateOf), limits: { openPerMachine: streamsPerMachine(ctx.app), ticks: MAX_TICKS } };
+      return { ok: true, channels: rows.map(stateOf), limits: { openPerMachine: streamsPerMachine(ctx.app), openPerFamily: streamsPerFamily(ctx.app), openPerAddress: streamsPerAddress(ctx.app), ticks: MAX_TICKS } };
     },
   }),
   defineOp({

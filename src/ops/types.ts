@@ -33,8 +33,9 @@ export interface App {
   onClose: (() => Promise<void> | void)[];
   /** run when the HTTP server starts closing, before it drains in-flight requests (end SSE streams) */
   beforeClose: (() => Promise<void> | void)[];
-  /** in-process dispatch of an HTTP request (svc_http); set by the HTTP layer */
-  inject?: (req: { method: string; url: string; headers: Record<string, string>; payload?: unknown }) => Promise<{ statusCode: number; body: string; headers: Record<string, unknown>; truncated?: boolean }>;
+  /** in-process dispatch of an HTTP request (svc_http); set by the HTTP layer. `remoteAddress`:
+   * the original caller's address, so per-address limits count the dispatched request as theirs */
+  inject?: (req: { method: string; url: string; headers: Record<string, string>; payload?: unknown; remoteAddress?: string }) => Promise<{ statusCode: number; body: string; headers: Record<string, unknown>; truncated?: boolean }>;
   close(): Promise<void>;
 }
 

@@ -80,16 +80,18 @@ export interface NewMachine {
   tier: 'free';
 }
 
-export async function createMachine(q: Queryable, displayName: string, tokensPerDay: number, nowSeconds: number): Promise<NewMachine> {
+/** `family`: the SHA-256 of the demo key that creates the machine (issue 19: a demo key creates at
+ * most a few machines, and their long-lived resources are limited together). */
+export async function createMachine(q: Queryable, displayName: string, tokensPerDay: number, nowSeconds: number, family: string | null = null): Promise<NewMachine> {
   const zid = newZid();
   const slug = slugify(displayName);
   const equation = recoveryEquation();
   const salt = randomBytes(16).toString('hex');
   const recoveryHash = await hashRecovery(equation, salt);
   await q.query(
-    `INSERT INTO machines (zid, slug, display_name, recovery_hash, recovery_salt, tokens_day, tokens_left, chain_seq, chain_head)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,0,$8)`,
-    [zid, slug, displayName, recoveryHash, salt, utcDay(nowSeconds), tokensPerDay, GENESIS_PREV]);
+    `INSERT INTO machines (zid, slug, display_name, recovery_hash, recovery_salt, tokens_day, tokens_left, chain_seq, chain_head, family)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,0,$8,$9)`,
+    [zid, slug, displayName, recoveryHash, salt, utcDay(nowSeconds), tokensPerDay, GENESIS_PREV, family]);
   const apiKey = mintKeyString(false);
   const keyPrefix = keyPrefixOf(apiKey);
   await q.query(`INSERT INTO api_keys (key_hash, key_prefix, zid, kind) VALUES ($1,$2,$3,'machine')`, [sha256Hex(apiKey), keyPrefix, zid]);
@@ -129,12 +131,23 @@ export async function revokeMachineKeys(q: Queryable, zid: string, nowSeconds?: 
   return rows.length;
 }
 
-/** Sliding-window rate limit kept in the store (works across nodes). Throws RATE_LIMITED. */
+/** Sliding-window rate limit kept in the store (works across nodes): refuses with RATE_LIMITED
+ * when `max` events of `bucket` happened within the window, else records one. */
 export async function rateLimit(q: Queryable, bucket: string, max: number, windowSeconds: number): Promise<void> {
+  await assertUnderLimit(q, bucket, max, windowSeconds);
+  await recordEvent(q, bucket);
+}
+
+/** Refuses with RATE_LIMITED when `max` events of `bucket` happened within the window, without
+ * recording one (limits that count only failures record them with `recordEvent`). */
+export async function assertUnderLimit(q: Queryable, bucket: string, max: number, windowSeconds: number, message?: string): Promise<void> {
   const rows = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM rate_events WHERE bucket = $1 AND at > now() - make_interval(secs => $2)`, [bucket, windowSeconds]);
   if (Number(rows[0].n) >= max) {
-    throw new SvcError('RATE_LIMITED', `too many requests: at most ${max} per ${windowSeconds} s`, { details: { retryAfterSeconds: windowSeconds } });
+    throw new SvcError('RATE_LIMITED', message ?? `too many requests: at most ${max} per ${windowSeconds} s`, { details: { retryAfterSeconds: windowSeconds } });
   }
+}
+
+export async function recordEvent(q: Queryable, bucket: string): Promise<void> {
   await q.query('INSERT INTO rate_events (bucket) VALUES ($1)', [bucket]);
 }
 

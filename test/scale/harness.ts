@@ -135,9 +135,11 @@ let ipCounter = 1;
 /** A demo key then a machine, through the given node. Demo mints are rate limited per client
  * address; loopback requests all come from 127.0.0.1, so each node process allows 10 an hour. */
 export async function newMachine(base: string, displayName = 'scale test'): Promise<Machine> {
-  const demo = await http(base, 'POST', '/api/demo-key/mint', { headers: { 'x-forwarded-for': `10.9.${(ipCounter >> 8) & 255}.${ipCounter++ & 255}` } });
+  // spin-ups are limited per client address too: the machine is made from the mint's address
+  const from = { 'x-forwarded-for': `10.9.${(ipCounter >> 8) & 255}.${ipCounter++ & 255}` };
+  const demo = await http(base, 'POST', '/api/demo-key/mint', { headers: from });
   if (demo.status !== 200) throw new Error(`demo mint on ${base}: ${demo.status} ${demo.text}`);
-  const m = await http(base, 'POST', '/api/machines', { key: demo.body.apiKey, body: { displayName } });
+  const m = await http(base, 'POST', '/api/machines', { key: demo.body.apiKey, body: { displayName }, headers: from });
   if (m.status !== 200) throw new Error(`spin up on ${base}: ${m.status} ${m.text}`);
   return m.body;
 }
