@@ -20,7 +20,7 @@ export interface TestNode {
   close(): Promise<void>;
 }
 
-export const ADMIN_KEY = 'test-admin-key-' + 'x'.repeat(16);
+export const ADMIN_KEY = 'test-admin-key-' + 'x'.repeat(24);
 export const SEAL_SECRET = 'ab'.repeat(32);
 
 export async function testNode(opts: { config?: Partial<Config>; env?: Record<string, string>; clock?: Clock } = {}): Promise<TestNode> {
