@@ -72,6 +72,9 @@ export class LjSystem {
   potential = 0;
   /** W = Σ r_ij·f_ij over pairs (and bonds) */
   virial = 0;
+  /** Σ U_ij(rc) over the pairs inside rc: the unshifted potential minus this is the shifted one,
+   * whose energy the trajectory conserves (the forces are the same), so drift is measured on it */
+  cutoffEnergy = 0;
   rebuilds = 0;
   bondBroken = false;
   /** neighbour-list scheme of the last build: cell lists with an m = 1 or 2 stencil, all pairs
@@ -84,17 +87,16 @@ export class LjSystem {
   private readonly eps4: number;
   private readonly eps24: number;
   private readonly eShift: number;
+  private readonly uRc: number;
   // per-type tables (LAMMPS's lj1..lj4 and offset, flattened ntypes × ntypes)
   private readonly table: boolean;
   private readonly ntypes: number;
   private readonly types: Int32Array;
   /** type of atom i at index 3·i (the neighbour list stores 3·j) */
   private readonly types3: Int32Array;
-  private readonly lj1: Float64Array;
-  private readonly lj2: Float64Array;
-  private readonly lj3: Float64Array;
-  private readonly lj4: Float64Array;
-  private readonly offset: Float64Array;
+  /** per type pair t: coef[5t .. 5t+4] = lj1, lj2, lj3, lj4, U_ij(rc) */
+  private readonly coef: Float64Array;
+  private readonly shiftOn: boolean = false;
   private readonly rlist: number;
   private readonly halfSkin2: number;
   private readonly kBond: number;
@@ -149,29 +151,25 @@ export class LjSystem {
       this.eps4 = 4 * p.eps;
       this.eps24 = 24 * p.eps;
       const sr6 = Math.pow(p.sig / o.rc, 6);
-      this.eShift = o.shift ? 4 * p.eps * sr6 * (sr6 - 1) : 0;
-      this.lj1 = this.lj2 = this.lj3 = this.lj4 = this.offset = new Float64Array(0);
+      this.uRc = 4 * p.eps * sr6 * (sr6 - 1);
+      this.eShift = o.shift ? this.uRc : 0;
+      this.coef = new Float64Array(0);
     } else {
       this.table = true;
       const nt = p.ntypes;
       this.ntypes = nt;
-      this.sig2 = this.eps4 = this.eps24 = this.eShift = 0;
-      this.lj1 = new Float64Array(nt * nt);
-      this.lj2 = new Float64Array(nt * nt);
-      this.lj3 = new Float64Array(nt * nt);
-      this.lj4 = new Float64Array(nt * nt);
-      this.offset = new Float64Array(nt * nt);
+      this.sig2 = this.eps4 = this.eps24 = this.eShift = this.uRc = 0;
+      this.shiftOn = o.shift;
+      this.coef = new Float64Array(5 * nt * nt);
       for (let t = 0; t < nt * nt; t++) {
         const eps = p.eps[t], sig = p.sig[t];
         // the same coefficients as LAMMPS PairLJCut::init_one
-        this.lj1[t] = 48 * eps * Math.pow(sig, 12);
-        this.lj2[t] = 24 * eps * Math.pow(sig, 6);
-        this.lj3[t] = 4 * eps * Math.pow(sig, 12);
-        this.lj4[t] = 4 * eps * Math.pow(sig, 6);
-        if (o.shift) {
-          const ratio = sig / o.rc;
-          this.offset[t] = 4 * eps * (Math.pow(ratio, 12) - Math.pow(ratio, 6));
-        }
+        this.coef[5 * t] = 48 * eps * Math.pow(sig, 12);
+        this.coef[5 * t + 1] = 24 * eps * Math.pow(sig, 6);
+        this.coef[5 * t + 2] = 4 * eps * Math.pow(sig, 12);
+        this.coef[5 * t + 3] = 4 * eps * Math.pow(sig, 6);
+        const ratio = sig / o.rc;
+        this.coef[5 * t + 4] = 4 * eps * (Math.pow(ratio, 12) - Math.pow(ratio, 6));
       }
     }
     this.rlist = o.rc + o.skin;
@@ -463,14 +461,15 @@ export class LjSystem {
     }
     this.potential = eps4 * pe - eShift * inside;
     this.virial = eps24 * vir;
+    this.cutoffEnergy = this.uRc * inside;
   }
 
-  /** per-type tables, in LAMMPS's PairLJCut::compute form: f·r = r⁻⁶(lj1 r⁻⁶ − lj2), U = r⁻⁶(lj3 r⁻⁶ − lj4) − offset */
+  /** per-type tables, in LAMMPS's PairLJCut::compute form: f·r = r⁻⁶(lj1 r⁻⁶ − lj2), U = r⁻⁶(lj3 r⁻⁶ − lj4) (− U_ij(rc) when shifted, summed apart) */
   private pairForcesTable(): void {
     const N = this.N, pos = this.pos, f = this.force, types3 = this.types3, nt = this.ntypes;
     const start = this.nbrStart, nj = this.nbrJ3;
-    const rc2 = this.rc2, lj1 = this.lj1, lj2 = this.lj2, lj3 = this.lj3, lj4 = this.lj4, off = this.offset;
-    let pe = 0, vir = 0;
+    const rc2 = this.rc2, c = this.coef;
+    let pe = 0, vir = 0, ecut = 0;
     for (let i = 0; i < N; i++) {
       const i3 = 3 * i;
       const ti = types3[i3] * nt;
@@ -484,12 +483,13 @@ export class LjSystem {
         const dz = zi - pos[j3 + 2];
         const r2 = dx * dx + dy * dy + dz * dz;
         if (r2 < rc2) {
-          const t = ti + types3[j3];
+          const t = 5 * (ti + types3[j3]);
           const ir2 = 1 / r2;
           const r6 = ir2 * ir2 * ir2;
-          const flj = r6 * (lj1[t] * r6 - lj2[t]);
+          const flj = r6 * (c[t] * r6 - c[t + 1]);
           const ff = flj * ir2;
-          pe += r6 * (lj3[t] * r6 - lj4[t]) - off[t];
+          pe += r6 * (c[t + 2] * r6 - c[t + 3]);
+          ecut += c[t + 4];
           vir += flj;
           const fx = ff * dx, fy = ff * dy, fz = ff * dz;
           fxi += fx; fyi += fy; fzi += fz;
@@ -506,20 +506,22 @@ export class LjSystem {
       const dz = pos[i3 + 2] - pos[j3 + 2] - sh[c3 + 2];
       const r2 = dx * dx + dy * dy + dz * dz;
       if (r2 < rc2) {
-        const t = types3[i3] * nt + types3[j3];
+        const t = 5 * (types3[i3] * nt + types3[j3]);
         const ir2 = 1 / r2;
         const r6 = ir2 * ir2 * ir2;
-        const flj = r6 * (lj1[t] * r6 - lj2[t]);
+        const flj = r6 * (c[t] * r6 - c[t + 1]);
         const ff = flj * ir2;
-        pe += r6 * (lj3[t] * r6 - lj4[t]) - off[t];
+        pe += r6 * (c[t + 2] * r6 - c[t + 3]);
+        ecut += c[t + 4];
         vir += flj;
         const fx = ff * dx, fy = ff * dy, fz = ff * dz;
         f[i3] += fx; f[i3 + 1] += fy; f[i3 + 2] += fz;
         f[j3] -= fx; f[j3 + 1] -= fy; f[j3 + 2] -= fz;
       }
     }
-    this.potential = pe;
+    this.potential = this.shiftOn ? pe - ecut : pe;
     this.virial = vir;
+    this.cutoffEnergy = ecut;
   }
 
   private bondForces(): void {

@@ -295,7 +295,7 @@ export function parseLammpsData(text: string, field = 'lammpsData'): Configurati
       const e = body[k];
       const eln = k + 1;
       k++;
-      if (e === '') { if (got === 0) continue; fail(field, eln, `section ${s} has an empty line after ${got} of ${count} entries`); }
+      if (e === '') { if (got === 0) continue; fail(field, eln, `section ${s} ends after ${got} of ${count} lines (an empty line)`); }
       if (isSectionStart(e)) fail(field, eln, `section ${s} ends after ${got} of ${count} lines`);
       const tok = e.split(/\s+/);
       if (s === 'Masses') {
