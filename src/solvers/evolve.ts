@@ -37,7 +37,7 @@ import { createRng } from './lib/rng.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { refuse } from '../core/errors.ts';
 import { LjSystem, accumulateRdf, normaliseRdf } from './lib/md.ts';
-import { parseExtendedXyz, parseLammpsData, MAX_ATOMS, type Configuration } from './lib/xyz.ts';
+import { parseExtendedXyz, parseLammpsData, type Configuration } from './lib/xyz.ts';
 import { precisionOf } from './lib/precision.ts';
 
 export const PRESETS = {
@@ -65,12 +65,15 @@ const MAX_FILE_CHARS = 4_000_000;
 
 const input = z.strictObject({
   preset: z.enum(['lj-liquid', 'lj-gas', 'crystal', 'polymer']).optional().describe('built-in system: lj-liquid (the default when no file is given), lj-gas, crystal, polymer'),
-  xyz: z.string().max(MAX_FILE_CHARS).optional().describe('your configuration as extended XYZ text: atom count, a comment line with Lattice="Lx 0 0 0 Ly 0 0 0 Lz" (orthorhombic), Properties=species:S:1:pos:R:3[:vel:R:3] and pbc="T T T", then one line per atom; at most 20,000 atoms; LJ reduced units (LAMMPS units lj)'),
-  lammpsData: z.string().max(MAX_FILE_CHARS).optional().describe('your configuration as a LAMMPS data file, atom style atomic (header counts, xlo xhi …, Masses, Atoms # atomic: id type x y z [ix iy iz], optional Velocities, optional Pair Coeffs: type eps sig); at most 20,000 atoms'),
-  species: z.record(z.string().min(1).max(64), speciesEntry).optional().describe('with a file: LJ parameters per species (element/species name in XYZ, type number in a data file) as {mass, eps, sig}; mixed by Lorentz-Berthelot (eps_ij = sqrt(eps_i eps_j), sig_ij = (sig_i + sig_j)/2); may be omitted for a single species (eps = sig = 1) or a data file with Masses and Pair Coeffs'),
+  xyz: z.string().max(MAX_FILE_CHARS).optional().describe('your configuration as extended XYZ text: atom count, a comment line with Lattice="Lx 0 0 0 Ly 0 0 0 Lz" (orthorhombic), Properties=species:S:1:pos:R:3[:vel:R:3] and pbc="T T T", then one line per atom; at most 20,000 atoms; LJ reduced units (LAMMPS units lj)')
+    .meta({ examples: ['2\nLattice="6 0 0 0 6 0 0 0 6" Properties=species:S:1:pos:R:3:vel:R:3 pbc="T T T"\nAr 1 1 1 0.1 0 0\nAr 2.12 1 1 -0.1 0 0\n'] }),
+  lammpsData: z.string().max(MAX_FILE_CHARS).optional().describe('your configuration as a LAMMPS data file, atom style atomic (header counts, xlo xhi …, Masses, Atoms # atomic: id type x y z [ix iy iz], optional Velocities, optional Pair Coeffs: type eps sig); at most 20,000 atoms')
+    .meta({ examples: ['LAMMPS data file\n\n2 atoms\n2 atom types\n\n0 6 xlo xhi\n0 6 ylo yhi\n0 6 zlo zhi\n\nMasses\n\n1 1.0\n2 2.0\n\nAtoms # atomic\n\n1 1 1.0 1.0 1.0\n2 2 2.2 1.0 1.0\n\nVelocities\n\n1 0.1 0 0\n2 -0.05 0 0\n'] }),
+  species: z.record(z.string().min(1).max(64), speciesEntry).optional().describe('with a file: LJ parameters per species (element/species name in XYZ, type number in a data file) as {mass, eps, sig}; mixed by Lorentz-Berthelot (eps_ij = sqrt(eps_i eps_j), sig_ij = (sig_i + sig_j)/2); may be omitted for a single species (eps = sig = 1) or a data file with Masses and Pair Coeffs')
+    .meta({ examples: [{ Ar: { mass: 1, eps: 1, sig: 1 }, Kr: { mass: 2.1, eps: 1.4, sig: 1.1 } }, { 1: { eps: 1, sig: 1 }, 2: { eps: 0.5, sig: 0.88 } }] }),
   shift: z.boolean().optional().describe('with a file: shift the pair energy so U(rc) = 0 (LAMMPS pair_modify shift yes); default false, as lj/cut'),
   rdfBins: z.number().int().min(10).max(2000).optional().describe('with a file: bins of the radial distribution function over [0, half the shortest box side] (default 100)'),
-  rdfStride: z.number().int().min(1).max(200_000).optional().describe('with a file: the RDF is averaged over steps 0, rdfStride, 2·rdfStride, … (default steps/10 rounded up)'),
+  rdfStride: z.number().int().min(1).max(200_000).optional().describe('with a file: the RDF is averaged over steps 0, rdfStride, 2·rdfStride, … (default steps/10 rounded up; fewer snapshots when N > 4·steps, as each costs N²/2 distances)'),
   frameStride: z.number().int().min(1).max(200_000).optional().describe('with a file: trajectory frames (unwrapped positions) at steps 0, frameStride, … (default: steps, i.e. first and last)'),
   energyStride: z.number().int().min(1).max(200_000).optional().describe('with a file: energies, temperature and pressure every energyStride steps and at the last step (LAMMPS thermo N; default steps/100 rounded up)'),
   N: z.number().int().min(2).max(2000).optional().describe('preset only: number of particles (2 to 2000; preset default)'),
@@ -103,7 +106,7 @@ export const descriptor: SolverDescriptor<typeof input> = {
   methodDescription: 'velocity-Verlet NVE, energy-conserving',
   operators: ['KO42-tensioned'],
   unit: 'epsilon',
-  summary: 'Lennard-Jones molecular dynamics (truncated and shifted, periodic box, Verlet neighbour lists) integrated by velocity Verlet in NVE: mean potential energy per particle, energy drift, temperature, virial pressure, total momentum.',
+  summary: 'Lennard-Jones molecular dynamics (periodic box, Verlet neighbour lists) integrated by velocity Verlet in NVE, on a built-in preset or on your own configuration (extended XYZ or a LAMMPS data file, LAMMPS units lj, lj/cut with per-species parameters and Lorentz-Berthelot mixing): energies per atom, temperature, virial pressure, radial distribution function, trajectory frames, energy drift as the check.',
   input,
   examples: [
     'Run a Lennard-Jones liquid at density 0.8442 and temperature 0.72 with 500 atoms',
@@ -115,13 +118,16 @@ export const descriptor: SolverDescriptor<typeof input> = {
     'Check the energy drift of a velocity Verlet integrator for a simple liquid',
     'Melt a Lennard-Jones solid and report temperature and pressure',
     'Particle simulation of a noble-gas fluid in a periodic box',
+    'Run my extended XYZ configuration of argon and krypton with their own Lennard-Jones parameters',
+    'Simulate this LAMMPS data file for 1000 steps and give me the radial distribution function',
   ],
   vocabulary: [
     'molecular dynamics', 'md', 'lennard-jones', 'lj', 'velocity verlet', 'verlet', 'nve',
     'microcanonical', 'atoms', 'particles', 'argon', 'noble gas', 'liquid', 'fluid', 'gas', 'crystal',
     'fcc', 'lattice', 'solid', 'melt', 'polymer', 'bead-spring', 'fene', 'chains', 'virial', 'pressure',
     'temperature', 'potential energy', 'energy drift', 'periodic box', 'cutoff', 'neighbour list',
-    'cell list', 'lammps',
+    'cell list', 'lammps', 'extended xyz', 'xyz file', 'lammps data file', 'read_data', 'configuration',
+    'radial distribution function', 'rdf', 'trajectory', 'frames', 'lorentz-berthelot', 'mixing rule',
   ],
 };
 
@@ -479,7 +485,10 @@ function runConfiguration(inp: EvolveInput, ctx: Parameters<SolverRun>[1]): Solv
   const steps = inp.steps;
   if (N * steps > MAX_ATOM_STEPS) bad('steps', `${N} atoms × ${steps} steps exceeds the ${MAX_ATOM_STEPS.toExponential(0)} atom-steps a request may take; lower steps to ${Math.floor(MAX_ATOM_STEPS / N)}`);
   const energyStride = inp.energyStride ?? Math.max(1, Math.ceil(steps / 100));
-  const rdfStride = inp.rdfStride ?? Math.max(1, Math.ceil(steps / 10));
+  // default: 10 intervals, fewer for big systems on short runs: a snapshot costs N²/2 distances, an
+  // MD step about 20·N pair forces, so k ≤ 40·steps/N keeps the RDF below about half the MD's cost
+  const rdfIntervals = Math.max(1, Math.min(10, Math.floor((40 * steps) / N)));
+  const rdfStride = inp.rdfStride ?? Math.ceil(steps / rdfIntervals);
   const frameStride = inp.frameStride ?? steps;
   const nEnergy = Math.floor(steps / energyStride) + 1 + (steps % energyStride === 0 ? 0 : 1);
   if (nEnergy > MAX_ENERGY_SAMPLES) bad('energyStride', `energyStride ${energyStride} gives ${nEnergy} energy samples, more than ${MAX_ENERGY_SAMPLES}; raise it to at least ${Math.ceil(steps / (MAX_ENERGY_SAMPLES - 2))}`);

@@ -620,17 +620,22 @@ export class LjSystem {
 export function accumulateRdf(pos: Float64Array, box: readonly [number, number, number], rmax: number, hist: Float64Array): void {
   const N = pos.length / 3, nbins = hist.length;
   const [Lx, Ly, Lz] = box;
-  const hx = 0.5 * Lx, hy = 0.5 * Ly, hz = 0.5 * Lz;
+  // wrapped copy: with every coordinate in [0, L), |Δx| < L and the minimum-image distance along x
+  // is min(|Δx|, L − |Δx|), branch-free
+  const w = new Float64Array(3 * N);
+  for (let k = 0; k < 3 * N; k++) {
+    const L = box[k % 3];
+    let x = pos[k] - L * Math.floor(pos[k] / L);
+    if (x >= L) x -= L;
+    w[k] = x;
+  }
   const rmax2 = rmax * rmax, inv = nbins / rmax;
   for (let i = 0; i < N; i++) {
-    const xi = pos[3 * i], yi = pos[3 * i + 1], zi = pos[3 * i + 2];
+    const xi = w[3 * i], yi = w[3 * i + 1], zi = w[3 * i + 2];
     for (let j = i + 1; j < N; j++) {
-      // positions lie in [0, L) after a neighbour build, so one shift reaches the minimum image;
-      // the explicit rounding below is exact for any position
-      let dx = xi - pos[3 * j], dy = yi - pos[3 * j + 1], dz = zi - pos[3 * j + 2];
-      if (dx > hx || dx < -hx) dx -= Lx * Math.round(dx / Lx);
-      if (dy > hy || dy < -hy) dy -= Ly * Math.round(dy / Ly);
-      if (dz > hz || dz < -hz) dz -= Lz * Math.round(dz / Lz);
+      let dx = Math.abs(xi - w[3 * j]); dx = Math.min(dx, Lx - dx);
+      let dy = Math.abs(yi - w[3 * j + 1]); dy = Math.min(dy, Ly - dy);
+      let dz = Math.abs(zi - w[3 * j + 2]); dz = Math.min(dz, Lz - dz);
       const r2 = dx * dx + dy * dy + dz * dz;
       if (r2 < rmax2) {
         const b = Math.floor(Math.sqrt(r2) * inv);
