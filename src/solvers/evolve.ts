@@ -426,23 +426,25 @@ export interface SpeciesParams { key: string; count: number; mass: number; eps: 
 /** Per-species mass, ε, σ from `species` and the file (Masses, Pair Coeffs); conflicts are refused. */
 export function resolveSpecies(conf: Configuration, species: EvolveInput['species'], file: string): SpeciesParams[] {
   const keys = conf.speciesKeys;
+  // own properties only: a species named like an Object.prototype member must not resolve to it
+  const own = <T>(o: Record<string, T> | undefined, k: string): T | undefined => (o && Object.hasOwn(o, k) ? o[k] : undefined);
   if (species) {
     for (const k of Object.keys(species)) {
       if (!keys.includes(k)) bad(`species.${k}`, `species ${k} does not occur in ${file} (its species: ${keys.join(', ')})`);
     }
     for (const k of keys) {
-      if (!(k in species)) bad('species', `species must give ${k} too (${file} has species ${keys.join(', ')})`);
+      if (!Object.hasOwn(species, k)) bad('species', `species must give ${k} too (${file} has species ${keys.join(', ')})`);
     }
-  } else if (keys.length > 1 && !keys.every((k) => k in conf.pairCoeffs)) {
+  } else if (keys.length > 1 && !keys.every((k) => Object.hasOwn(conf.pairCoeffs, k))) {
     bad('species', `${file} has ${keys.length} species (${keys.join(', ')}): give their {mass, eps, sig} in species`);
   }
   const counts = new Map<string, number>();
   for (const sp of conf.species) counts.set(sp, (counts.get(sp) ?? 0) + 1);
   const same = (a: number, b: number) => Math.abs(a - b) <= 1e-12 * Math.max(Math.abs(a), Math.abs(b));
   return keys.map((key) => {
-    const given = species?.[key] ?? {};
-    const fileMass = conf.masses[key];
-    const pc = conf.pairCoeffs[key];
+    const given = own(species, key) ?? {};
+    const fileMass = own(conf.masses, key);
+    const pc = own(conf.pairCoeffs, key);
     if (given.mass !== undefined && fileMass !== undefined && !same(given.mass, fileMass)) {
       bad(`species.${key}.mass`, `species.${key}.mass ${given.mass} contradicts the Masses section of ${file} (${fileMass})`);
     }
