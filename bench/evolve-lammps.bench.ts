@@ -7,7 +7,7 @@
 // thermo (`thermo_modify norm yes`, 17 digits).
 // Figures: (1) agreement of pe, ke, etotal, temp, press per step; the first step at which the
 // largest relative difference passes 1e-6 on a long run (the trajectories separate by chaos, from
-// round-off differences in the force sums, growing about e-fold every 0.2 τ here); (2) CPU time, best
+// round-off differences in the force sums, growing about e-fold every 0.25 τ here); (2) CPU time, best
 // of 3 (process CPU for ours, user + system of the lmp process for LAMMPS, serial, OMP_NUM_THREADS=1);
 // our time includes parsing the file, two RDF snapshots and two frames.
 // Run: node bench/evolve-lammps.bench.ts [long steps] (default 3000).
