@@ -1,21 +1,10 @@
 // OpenAPI 3.1 and the human-readable reference page, both derived from the operations.
-import type { App } from '../app.ts';
+import type { App } from '../ops/types.ts';
 import type { Operation } from '../ops/types.ts';
-import { API_VERSION } from '../app.ts';
-import { toJsonSchema } from '../solvers/engine.ts';
+import { API_VERSION } from '../core/version.ts';
+import { jsonSchemaOf } from '../ops/schema.ts';
+import { publicOperations } from '../ops/registry.ts';
 
-const cache = new WeakMap<Operation, Record<string, any>>();
-
-export function jsonSchemaOf(op: Operation): Record<string, any> {
-  let s = cache.get(op);
-  if (!s) {
-    s = op.jsonSchema ?? toJsonSchema(op.input);
-    cache.set(op, s);
-  }
-  return s;
-}
-
-export const publicOperations = (app: App) => app.operations.filter((o) => o.access !== 'admin' && !o.hidden);
 
 function openApiPath(p: string): string {
   return p.replace(/:([A-Za-z0-9_]+)/g, '{$1}');

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { defineOp, type Operation } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { assertMachineCaller } from '../services/identity.ts';
-import { folderField } from '../solvers/engine.ts';
+import { folderField } from './schema.ts';
 import { loadCatalog, resolveDomain, domainOperators, getOperator } from '../operators/catalog.ts';
 import { findOperators, summarize, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from '../operators/search.ts';
 import { matchDomains, textForId, MATCH_DEFAULT_LIMIT, MATCH_MAX_LIMIT } from '../operators/match.ts';

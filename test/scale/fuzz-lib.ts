@@ -17,7 +17,7 @@
 import fc from 'fast-check';
 import { request as httpRequest } from 'node:http';
 import type { Operation } from '../../src/ops/types.ts';
-import { jsonSchemaOf } from '../../src/http/openapi.ts';
+import { jsonSchemaOf } from '../../src/ops/schema.ts';
 import type { TestNode } from '../helpers.ts';
 
 type Schema = Record<string, any>;
