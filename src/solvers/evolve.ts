@@ -129,6 +129,8 @@ export const descriptor: SolverDescriptor<typeof input> = {
     'cell list', 'lammps', 'extended xyz', 'xyz file', 'lammps data file', 'read_data', 'configuration',
     'radial distribution function', 'rdf', 'trajectory', 'frames', 'lorentz-berthelot', 'mixing rule',
   ],
+  // a 20,000-atom configuration with velocities is about 2.7 MB of text
+  bodyLimit: 9 * 1024 * 1024,
 };
 
 export interface MdConfig {
