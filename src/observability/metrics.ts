@@ -75,6 +75,7 @@ export function createNodeMetrics(app: App): NodeMetrics {
   const solverInFlight = new Gauge({ name: 'svc_solver_jobs_in_flight', help: 'Solver jobs queued or running in the worker pool.', registers });
   app.pool.onJob.push((e: SolverJobEvent) => {
     if (e.phase === 'submitted') { solverInFlight.inc(); return; }
+    if (e.phase !== 'settled') return;
     solverInFlight.dec();
     solverSeconds.observe({ solver: e.solver, outcome: e.outcome }, e.seconds);
   });

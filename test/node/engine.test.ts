@@ -62,7 +62,7 @@ test('the same input and seed give the same bits on two runs of every solver, an
   } finally { await other?.close(); }
 });
 
-test('a job past the time budget is stopped (its worker thread terminated) and refused with 422 TIME_BUDGET_EXCEEDED; nothing is charged or sealed', async () => {
+test('a job past the time budget is stopped (its worker thread terminated) and refused with 422 TIME_BUDGET_EXCEEDED; it is charged for its worker time, nothing is sealed', async () => {
   // the budget leaves room for a cold worker thread to load the solver on a busy machine
   const n = await testNode({ env: { SVC_SOLVER_TIMEOUT_MS: '8000' } });
   try {
@@ -81,8 +81,12 @@ test('a job past the time budget is stopped (its worker thread terminated) and r
     assert.match(r.body.error, /8000 ms/);
     assert.ok(elapsed >= 7900 && elapsed < 30_000, `answered after ${elapsed} ms`);
     assert.equal(n.app.pool.stats.stoppedJobs, stoppedBefore + 1, 'the running job was stopped by terminating its worker');
+    // issue 19: the stopped run is charged 1 token per started second of worker time: the whole
+    // 8 s budget is 8 tokens (it was 0 before, so a flood of stopped runs cost nothing)
+    assert.deepEqual(r.body.tokens, { cost: 8, remaining: n.app.config.tokensPerDay - 1 - 8 });
+    assert.ok(r.body.workerSeconds >= 7.9 && r.body.workerSeconds < 9, String(r.body.workerSeconds));
     const me = await n.call('GET', '/api/machines/me', undefined, m.apiKey);
-    assert.equal(me.body.tokens.remaining, n.app.config.tokensPerDay - 1, 'only the small solve was charged');
+    assert.equal(me.body.tokens.remaining, n.app.config.tokensPerDay - 1 - 8, 'the small solve (1) and the stopped run (8) were charged');
     assert.equal((await n.call('GET', '/api/chain/verify', undefined, m.apiKey)).body.length, chainBefore, 'nothing sealed');
     // the pool replaced the thread and still serves
     const again = await n.call('POST', '/api/svc/evolve', small, m.apiKey);

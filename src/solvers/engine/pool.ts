@@ -15,7 +15,10 @@
 // How long a job ran in its worker is reported in `usage`, so a run stopped by its budget or
 // cancelled by its caller can be charged for the work it did (src/ops/solvers.ts).
 import { MessageChannel } from 'node:worker_threads';
-import { Piscina } from 'piscina';
+import { Piscina, type PiscinaTask } from 'piscina';
+
+/** the worker view piscina gives a load balancer (its type is not exported by name) */
+type PiscinaWorker = Parameters<NonNullable<ConstructorParameters<typeof Piscina>[0]>['loadBalancer'] & {}>[1][number];
 import { SvcError } from '../../core/errors.ts';
 import type { SolverOutput } from '../types.ts';
 
@@ -23,12 +26,14 @@ import type { SolverOutput } from '../types.ts';
  * budget (`timeout`), its caller gone (`cancelled`), or a failure of the pool itself (`error`). */
 export type SolverJobOutcome = 'ok' | 'refused' | 'timeout' | 'cancelled' | 'error';
 
-/** What the pool tells its `onJob` listeners: a job accepted by the pool (queued or running from
- * then on), then the same job settled. `seconds` is queue wait + run; `started` says whether it
- * reached a worker thread, and `runSeconds` how long it ran there. */
+/** What the pool tells its `onJob` listeners: a job accepted by the pool (waiting or running from
+ * then on), the same job given a worker after its wait in the fair queue, then settled. `seconds`
+ * is queue wait + run; `started` says whether it reached a worker thread, `runSeconds` how long it
+ * ran there. A job refused because its machine's queue is full produces no event. */
 export type SolverJobEvent =
-  | { phase: 'submitted'; solver: string }
-  | { phase: 'settled'; solver: string; outcome: SolverJobOutcome; seconds: number; started: boolean; runSeconds: number };
+  | { phase: 'submitted'; solver: string; tenant?: string }
+  | { phase: 'dispatched'; solver: string; tenant?: string; waitSeconds: number }
+  | { phase: 'settled'; solver: string; tenant?: string; outcome: SolverJobOutcome; seconds: number; started: boolean; runSeconds: number };
 
 /** Filled in by the pool while a job runs: whether it started in a worker, and for how long it
  * ran there (milliseconds from the worker's start flag to the job's end or stop). */
@@ -94,12 +99,44 @@ export class SolverPool {
     this.piscina ??= new Piscina({
       filename: new URL('./worker.ts', import.meta.url).href,
       // both workers are kept warm: a tenant whose job arrives while another tenant's job
-      // runs never waits for a thread to start and load its solver
+      // runs never waits for a thread to start
       minThreads: 2,
       maxThreads: this.threads,
       idleTimeout: 30_000,
+      loadBalancer: (task, workers) => this.pickWorker(task, workers),
     });
     return this.piscina;
+  }
+
+  /** solvers each worker thread has loaded (by piscina worker id) */
+  private readonly loaded = new Map<number, Set<string>>();
+
+  /** Worker affinity: a job goes to an idle worker that has its solver loaded already, else to a
+   * fresh one, and takes a worker warm with other solvers only when no fresh one is starting.
+   * When a stopped job's worker is replaced, the next flooding job then waits for the new thread
+   * instead of taking the warm worker another tenant's small jobs run on (importing a solver in a
+   * cold thread took up to a second on a loaded 2-core host: that was the other tenant's p99). */
+  private pickWorker(task: PiscinaTask, workers: PiscinaWorker[]): PiscinaWorker | null {
+    const solver = (task as any)[Piscina.queueOptionsSymbol]?.solver as string | undefined;
+    const ids = new Set(workers.map((w) => w.id));
+    for (const id of this.loaded.keys()) if (!ids.has(id)) this.loaded.delete(id);
+    let best: PiscinaWorker | null = null;
+    let bestScore = -1;
+    for (const w of workers) {
+      if (w.currentUsage !== 0 || w.terminating || w.destroyed) continue;
+      const mods = this.loaded.get(w.id);
+      const score = solver !== undefined && mods?.has(solver) ? 2 : !mods?.size ? 1 : 0;
+      if (score > bestScore) { best = w; bestScore = score; }
+    }
+    if (!best) return null;
+    // only workers warm with other solvers are idle, and a fresh thread is on its way: wait for it
+    if (bestScore === 0 && (this.piscina?.threads.length ?? 0) > workers.length) return null;
+    if (solver !== undefined) {
+      let mods = this.loaded.get(best.id);
+      if (!mods) { mods = new Set(); this.loaded.set(best.id, mods); }
+      mods.add(solver);
+    }
+    return best;
   }
 
   get stats() {
@@ -114,7 +151,7 @@ export class SolverPool {
 
   /** Jobs of one tenant running and waiting on this node. */
   tenantLoad(tenant: string): { running: number; waiting: number } {
-    const l = this.lanes.get(tenant);
+    const l = this.lanes.get('t:' + tenant);
     return { running: l?.running ?? 0, waiting: l?.waiting.length ?? 0 };
   }
 
@@ -135,7 +172,7 @@ export class SolverPool {
   }
 
   /** Waits for a slot of `tenant` and a free worker; resolves with the release function.
-   * Refuses with RATE_LIMITED when the tenant's queue is full; a caller that aborts while
+   * Throws RATE_LIMITED (synchronously) when the tenant's queue is full; a caller that aborts while
    * waiting leaves the queue (nothing ran, nothing is charged). */
   private acquire(tenant: string | undefined, signal: AbortSignal | undefined, budgetMs: number): Promise<() => void> {
     const [key, lane] = this.laneOf(tenant);
@@ -159,9 +196,9 @@ export class SolverPool {
       this.rejected++;
       this.dropIfIdle(key, lane);
       const retryAfterSeconds = Math.max(1, Math.ceil(budgetMs / 1000));
-      return Promise.reject(new SvcError('RATE_LIMITED', `this machine already has ${lane.running} solver job(s) running and ${lane.waiting.length} waiting on this node (at most ${lane.limit} running and ${lane.queueLimit} waiting); try again when one has finished`, {
+      throw new SvcError('RATE_LIMITED', `this machine already has ${lane.running} solver job(s) running and ${lane.waiting.length} waiting on this node (at most ${lane.limit} running and ${lane.queueLimit} waiting); try again when one has finished`, {
         details: { retryAfterSeconds, running: lane.running, waiting: lane.waiting.length },
-      }));
+      });
     }
     if (signal?.aborted) { this.dropIfIdle(key, lane); return Promise.reject(cancelled()); }
     return new Promise<() => void>((resolve, reject) => {
@@ -208,10 +245,13 @@ export class SolverPool {
     const budgetMs = opts.timeoutMs ?? this.timeoutMs;
     const usage = opts.usage ?? { started: false, workerMs: 0 };
     const t0 = performance.now();
-    const release = await this.acquire(opts.tenant, opts.signal, budgetMs);
-    this.emit({ phase: 'submitted', solver: name });
+    const admitted = this.acquire(opts.tenant, opts.signal, budgetMs); // throws at once when the queue is full
+    this.emit({ phase: 'submitted', solver: name, tenant: opts.tenant });
     let outcome: SolverJobOutcome = 'error';
+    let release: (() => void) | null = null;
     try {
+      release = await admitted;
+      this.emit({ phase: 'dispatched', solver: name, tenant: opts.tenant, waitSeconds: (performance.now() - t0) / 1000 });
       const r = await this.execute(name, input, opts, budgetMs, usage);
       outcome = 'ok';
       return r;
@@ -219,8 +259,8 @@ export class SolverPool {
       outcome = e?.code === 'TIME_BUDGET_EXCEEDED' ? 'timeout' : opts.signal?.aborted ? 'cancelled' : e instanceof SvcError ? 'refused' : 'error';
       throw e;
     } finally {
-      release();
-      this.emit({ phase: 'settled', solver: name, outcome, seconds: (performance.now() - t0) / 1000, started: usage.started, runSeconds: usage.workerMs / 1000 });
+      release?.();
+      this.emit({ phase: 'settled', solver: name, tenant: opts.tenant, outcome, seconds: (performance.now() - t0) / 1000, started: usage.started, runSeconds: usage.workerMs / 1000 });
     }
   }
 
@@ -257,7 +297,8 @@ export class SolverPool {
     const onAbort = () => { if (Atomics.load(started, 0) === 1) this.stopped++; };
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const task = { name, input, seed: opts.seed, now: opts.now, started, ...(ch ? { port: ch.port2 } : {}) };
+      // the solver's name rides along for the load balancer (a symbol key: not sent to the worker)
+      const task = { name, input, seed: opts.seed, now: opts.now, started, ...(ch ? { port: ch.port2 } : {}), [Piscina.queueOptionsSymbol]: { solver: name } };
       const res: any = await this.pool.run(task, ch ? { signal, transferList: [ch.port2 as any] } : { signal });
       if (!res.ok) throw new SvcError(res.refusal.code, res.refusal.message, { details: res.refusal.details });
       return res.output as SolverOutput;
