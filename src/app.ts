@@ -56,6 +56,8 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
       await db.close();
     },
   };
+  // a draining node refuses the solver jobs still queued (503) instead of keeping their requests open
+  app.beforeClose.push(() => pool.rejectWaiting());
   sealer.signer = { kid: app.signingKey.kid, privateKey: app.signingKey.privateKey };
   app.operations = await loadOperations(app);
   return app;

@@ -55,8 +55,8 @@ async function main() {
   const key = opts.key || process.env.SVC_API_KEY;
   const cmd = pos[0];
   if (cmd === 'serve') {
-    const { serve } = await import('./serve.ts');
-    await serve();
+    const { serveOrExit } = await import('./serve.ts');
+    await serveOrExit();
     return;
   }
   if (cmd === 'verify') {

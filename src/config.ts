@@ -45,16 +45,22 @@ export interface Config {
   env: Record<string, string | undefined>;
 }
 
+/** A setting the node refuses to start with: `svc serve` / `npm start` print its message (which
+ * names the variable) on one line and exit 1. */
+export class ConfigError extends Error {
+  constructor(message: string) { super(message); this.name = 'ConfigError'; }
+}
+
 function int(v: string | undefined, dflt: number, name: string): number {
   if (v === undefined || v === '') return dflt;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${v}`);
+  if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${name} must be a non-negative integer, got ${v}`);
   return n;
 }
 
 function positive(v: string | undefined, dflt: number, name: string, min = 1): number {
   const n = int(v, dflt, name);
-  if (n < min) throw new Error(`${name} must be at least ${min}, got ${v}`);
+  if (n < min) throw new ConfigError(`${name} must be at least ${min}, got ${v}`);
   return n;
 }
 
@@ -65,7 +71,7 @@ export const MIN_ADMIN_KEY_LENGTH = 32;
 function adminKeyOf(env: Record<string, string | undefined>): string | null {
   const key = env.SVC_ADMIN_KEY || null;
   if (key !== null && key.length < MIN_ADMIN_KEY_LENGTH) {
-    throw new Error(`SVC_ADMIN_KEY is ${key.length} characters long; it must be at least ${MIN_ADMIN_KEY_LENGTH} (generate one with: openssl rand -hex 32), or leave it unset to turn admin routes off`);
+    throw new ConfigError(`SVC_ADMIN_KEY is ${key.length} characters long; it must be at least ${MIN_ADMIN_KEY_LENGTH} (generate one with: openssl rand -hex 32), or leave it unset to turn admin routes off`);
   }
   return key;
 }
@@ -73,7 +79,7 @@ function adminKeyOf(env: Record<string, string | undefined>): string | null {
 function loadSecret(env: Record<string, string | undefined>, dataDir: string): { secret: Buffer; source: Config['sealSecretSource'] } {
   const fromEnv = env.SVC_SEAL_SECRET;
   if (fromEnv) {
-    if (!/^[0-9a-fA-F]{64,}$/.test(fromEnv) || fromEnv.length % 2) throw new Error('SVC_SEAL_SECRET must be 64+ hex characters');
+    if (!/^[0-9a-fA-F]{64,}$/.test(fromEnv) || fromEnv.length % 2) throw new ConfigError('SVC_SEAL_SECRET must be 64+ hex characters');
     return { secret: Buffer.from(fromEnv, 'hex'), source: 'env' };
   }
   if (dataDir === ':memory:') return { secret: randomBytes(32), source: 'ephemeral' };

@@ -1,4 +1,4 @@
 // `npm start`: the node on the embedded store with DESIGN §3 defaults.
-import { serve } from './serve.ts';
+import { serveOrExit } from './serve.ts';
 
-await serve();
+await serveOrExit();

@@ -1,5 +1,18 @@
 import { createApp } from './app.ts';
 import { buildHttp } from './http/server.ts';
+import { ConfigError } from './config.ts';
+
+/** Starts the node as `npm start` and `svc serve` do: a setting the node refuses (ConfigError) is
+ * one line on stderr naming it, and exit code 1, not a stack trace. */
+export async function serveOrExit(env: Record<string, string | undefined> = process.env) {
+  try {
+    return await serve(env);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    process.stderr.write(`svc: cannot start: ${e.message}\n`);
+    process.exit(1);
+  }
+}
 
 /** How long a stopping node waits for in-flight requests before it exits anyway: long enough for
  * a solver job that has just started to run out its whole budget and be sealed (or refused), plus

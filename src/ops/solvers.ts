@@ -224,7 +224,8 @@ async function runPaid(app: App, name: string, own: unknown, opts: {
   const left = await app.sealer.tokensLeft(opts.zid);
   if (left < before + worst) {
     throw new SvcError('QUOTA_EXCEEDED', `not enough compute tokens: a solver call is admitted only when the machine can pay for its whole time budget (${budgetMs} ms of worker time = ${worst} tokens)${before ? `, besides ${before} held for its other running or queued jobs` : ''}; ${left} left. The allowance renews at 00:00 UTC`, {
-      details: { tokens: { cost: before + worst, remaining: left }, retryAfterSeconds: secondsToNextUtcMidnight(app.clock.now()) },
+      // cost: what this call may cost; remaining: what is left for it beside the other jobs' holds
+      details: { tokens: { cost: worst, remaining: Math.max(0, left - before) }, retryAfterSeconds: secondsToNextUtcMidnight(app.clock.now()) },
     });
   }
   held.set(opts.zid, (held.get(opts.zid) ?? 0) + worst);

@@ -56,7 +56,8 @@ test('tools/call with invalid params answers JSON-RPC -32602', async () => {
 test('one Retry-After policy: a solver call, a stream and a reactor refused for tokens all say the seconds to 00:00 UTC', async () => {
   const t0 = Date.UTC(2026, 10, 25, 21, 30, 0) / 1000; // 2 h 30 min before midnight
   const clock = fixedClock(t0);
-  const t = await testNode({ env: { SVC_TOKENS_PER_DAY: '1' }, clock });
+  // a 1 s budget: a solver call is admitted with 1 token (a call must hold its budget's worth, issue 19)
+  const t = await testNode({ env: { SVC_TOKENS_PER_DAY: '1', SVC_SOLVER_TIMEOUT_MS: '1000' }, clock });
   try {
     const m = await t.machine('retry');
     assert.equal((await t.call('POST', '/api/svc/epi', {}, m.apiKey)).status, 200);

@@ -7,6 +7,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testNode, type TestNode } from '../helpers.ts';
 
+// One machine's 100 concurrent calls all reach the seal (issue 19's fair scheduling would queue
+// them one at a time, 16 deep): many running jobs per machine, a deep queue, and a 1 s budget, so
+// a call is admitted with 1 token left (a call must hold its budget's worth of tokens).
+const ALL_AT_ONCE = { SVC_SOLVER_TIMEOUT_MS: '1000', SVC_MACHINE_CONCURRENCY: '32', SVC_MACHINE_QUEUE: '200' };
+
 type Res = { status: number; body: any; headers: Record<string, any> };
 
 /** 100 concurrent sealed calls: HTTP and MCP alternately, through `nodes` in turn. */
@@ -47,7 +52,7 @@ async function checkOutcome(t: TestNode, m: { zid: string; apiKey: string }, res
 }
 
 test('100 concurrent sealed calls on a machine with 50 tokens left: exactly 50 sealed, 50 refused, the chain verifies', async () => {
-  const t = await testNode({ env: { SVC_TOKENS_PER_DAY: '60' } });
+  const t = await testNode({ env: { SVC_TOKENS_PER_DAY: '60', ...ALL_AT_ONCE } });
   try {
     const m = await t.machine('quota');
     // spend 10 of the 60 first: 50 left
@@ -59,8 +64,8 @@ test('100 concurrent sealed calls on a machine with 50 tokens left: exactly 50 s
 });
 
 test('the same across two nodes sharing one PostgreSQL database', { skip: !process.env.DATABASE_URL && 'needs PostgreSQL (DATABASE_URL)' }, async () => {
-  const a = await testNode({ env: { SVC_TOKENS_PER_DAY: '60' } });
-  const b = await testNode({ env: { SVC_TOKENS_PER_DAY: '60', SVC_DATABASE_SCHEMA: a.app.config.databaseSchema! } });
+  const a = await testNode({ env: { SVC_TOKENS_PER_DAY: '60', ...ALL_AT_ONCE } });
+  const b = await testNode({ env: { SVC_TOKENS_PER_DAY: '60', ...ALL_AT_ONCE, SVC_DATABASE_SCHEMA: a.app.config.databaseSchema! } });
   try {
     const m = await a.machine('quota-shared');
     assert.equal((await b.call('POST', '/api/svc/shift', { steps: 10 }, m.apiKey)).body.tokens.remaining, 50);

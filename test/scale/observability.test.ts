@@ -79,7 +79,8 @@ test('x-request-id: a client id is honoured and echoed; without one the node mak
 });
 
 test('GET /metrics: request rate and latency by operation, solver job times, pool, seals and token refusals', async () => {
-  const t = await testNode({ config: { tokensPerDay: 2 } });
+  // a 1 s budget: a solver call is admitted with 1 token left (its worst case, issue 19)
+  const t = await testNode({ config: { tokensPerDay: 2, solverTimeoutMs: 1000 } });
   try {
     const m = await t.machine();
     for (let i = 0; i < 3; i++) await t.call('POST', '/api/svc/protect', { health: 'up' }, m.apiKey);

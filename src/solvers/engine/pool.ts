@@ -78,6 +78,7 @@ export class SolverPool {
   readonly threads: number;
   readonly machineConcurrency: number;
   readonly machineQueue: number;
+  private draining = false;
   /** jobs handed to piscina (running, or about to start in a free worker) */
   private active = 0;
   private readonly lanes = new Map<string, Lane>();
@@ -175,6 +176,7 @@ export class SolverPool {
    * Throws RATE_LIMITED (synchronously) when the tenant's queue is full; a caller that aborts while
    * waiting leaves the queue (nothing ran, nothing is charged). */
   private acquire(tenant: string | undefined, signal: AbortSignal | undefined, budgetMs: number): Promise<() => void> {
+    if (this.draining) throw new SvcError('UPSTREAM_UNAVAILABLE', 'this node is shutting down; try again (on another node)', { details: { retryAfterSeconds: 1 } });
     const [key, lane] = this.laneOf(tenant);
     let released = false;
     const release = () => {
@@ -326,9 +328,20 @@ export class SolverPool {
     for (const f of this.onJob) { try { f(e); } catch { /* observers never break a job */ } }
   }
 
-  async close(): Promise<void> {
-    for (const lane of this.lanes.values()) for (const w of lane.waiting.splice(0)) w.reject(new SvcError('UPSTREAM_UNAVAILABLE', 'the node is shutting down'));
+  /** The node is draining: every job still waiting for a worker is refused (503, retry on another
+   * node), and so is every new one; running jobs finish. */
+  rejectWaiting(): void {
+    this.draining = true;
+    const err = () => new SvcError('UPSTREAM_UNAVAILABLE', 'this node is shutting down; try again (on another node)', { details: { retryAfterSeconds: 1 } });
+    for (const [key, lane] of this.lanes) {
+      for (const w of lane.waiting.splice(0)) w.reject(err());
+      this.dropIfIdle(key, lane);
+    }
     this.ring = [];
+  }
+
+  async close(): Promise<void> {
+    this.rejectWaiting();
     if (this.piscina) await this.piscina.destroy();
     this.piscina = null;
   }
