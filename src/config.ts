@@ -73,6 +73,9 @@ function adminKeyOf(env: Record<string, string | undefined>): string | null {
   if (key !== null && key.length < MIN_ADMIN_KEY_LENGTH) {
     throw new ConfigError(`SVC_ADMIN_KEY is ${key.length} characters long; it must be at least ${MIN_ADMIN_KEY_LENGTH} (generate one with: openssl rand -hex 32), or leave it unset to turn admin routes off`);
   }
+  if (key !== null && key.startsWith('svc_')) {
+    throw new ConfigError('SVC_ADMIN_KEY must not start with "svc_": that prefix is for the credentials the node issues (API keys, OAuth tokens)');
+  }
   return key;
 }
 

@@ -42,6 +42,8 @@ function isAdminKey(app: App, token: string): boolean {
 export const ADMIN_FAILURE_WINDOW_SECONDS = 900;
 
 const adminBucket = (ip: string) => `admin-fail:${ip}`;
+/** the prefix of every credential the node issues; the admin key may not start with it */
+const ISSUED_PREFIX = 'svc_';
 
 async function assertAdminAttempts(app: App, ip: string): Promise<void> {
   await assertUnderLimit(app.db, adminBucket(ip), app.config.adminFailures, ADMIN_FAILURE_WINDOW_SECONDS,
@@ -49,8 +51,9 @@ async function assertAdminAttempts(app: App, ip: string): Promise<void> {
 }
 
 /** The caller a bearer stands for; a bearer that is sent but unknown, expired or revoked is 401.
- * With the client address `ip` (the HTTP and MCP faces pass it), a bearer that is neither an API
- * key nor any other known credential counts as a failed guess at the admin key, and an address
+ * With the client address `ip` (the HTTP and MCP faces pass it), a bearer that is not shaped like a
+ * credential the node issues (svc_…) and is not the admin key counts as a failed guess at the admin
+ * key, and an address
  * with too many of those is refused (429) for every such bearer, the admin key included: no route
  * answers a guess differently from a miss once the address is locked out. */
 export async function resolveCaller(app: App, token: string | null, ip?: string): Promise<Caller | null> {
@@ -68,7 +71,9 @@ export async function resolveCaller(app: App, token: string | null, ip?: string)
     const c = await r(token, app);
     if (c) return c;
   }
-  if (ip !== undefined) {
+  // credentials the node issues start with svc_ (API keys, OAuth tokens) and the admin key never
+  // does (src/config.ts): an unknown svc_ bearer is an expired or revoked credential, not a guess
+  if (ip !== undefined && !token.startsWith(ISSUED_PREFIX)) {
     await assertAdminAttempts(app, ip);
     await recordEvent(app.db, adminBucket(ip));
   }
