@@ -323,6 +323,7 @@ const WAIT_IN = new RegExp(`\\b(?:after|at least)\\s+${NUM}\\s+(${UNIT_ALT})\\b(
 export function normalise(text: string): string {
   return text.toLowerCase()
     .replace(/[’']/g, "'")
+    .replace(/'s\b/g, '')
     .replace(/\bcan't\b/g, 'can not').replace(/\bwon't\b/g, 'will not').replace(/\bcannot\b/g, 'can not')
     .replace(/\b(\w+)n't\b/g, '$1 not')
     .replace(/(\d),(\d{3})\b/g, '$1$2')
@@ -402,7 +403,8 @@ function parseExpr(text: string, ctx: Ctx): G | null {
   if (neither) {
     ctx.negated = true;
     const parts = distribute([neither[1], neither[2]], 'and');
-    return nnf({ k: 'and', a: parts.map((p) => ({ k: 'not', a: parseExpr(p, ctx) ?? { k: 'var', name: ctx.reg.bool(['condition'], ctx.names).name } } as G)) });
+    const a = parts.map((p) => parseExpr(p, ctx)).filter((x): x is G => !!x);
+    return a.length ? nnf({ k: 'and', a: a.map((x) => ({ k: 'not', a: x }) as G) }) : null;
   }
   const ors = distribute(t.replace(/^either\s+/, '').split(/\s+or\s+/), 'or');
   if (ors.length > 1) {

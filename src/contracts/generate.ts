@@ -10,17 +10,27 @@
 // 3. Each clause gives a step: its verb (imperative, inflected or a step noun such as "delivery")
 //    and its object or subject name the state reached ("the seller ships the goods" → state
 //    goods_shipped, transition ship_goods).
-// 4. Conditions ("if", "only if", "only when", "provided that", "as long as", "unless") become
-//    guards on the step's incoming transition over a new variable: a boolean (false at deploy, so
-//    the guard blocks until the caller fires with the variable set) or, for comparisons ("if the
-//    amount is over 5000"), a number starting at 0. A condition whose action is negative ("if the
-//    inspection fails, reject the shipment") becomes a branch to a terminal state instead, tried
-//    before the step; "otherwise X" becomes the fallback branch after it.
-// 5. Deadlines ("within 3 days", "within 48 hours") guard the step's transition with
-//    `elapsed <= seconds` and add a transition to a terminal `expired` state for `elapsed > seconds`.
-// 6. With fewer than two steps the best template's definition is used as is, with the conditions
-//    and deadlines applied to its happy path. A cancel exit borrowed from the template's failure
-//    states is added to generated flows.
+// 4. Conditions ("if", "only if", "when" inside a clause, "provided that", "as long as",
+//    "unless", "except if") are cut off before the time phrases are read, so a time phrase inside
+//    a condition belongs to it. conditions.ts turns each into a guard with the right polarity
+//    (negations, comparisons, roles, windows; see its head comment) over variables that start
+//    false / 0 / "" at deploy. "only the buyer may X" guards X with `actor == "buyer"`.
+// 5. A condition whose action is negative ("refund", "cancel", "reject", …) is a branch to a
+//    terminal state, tried before the other transitions out of its state. Its state is: the
+//    source of the step it is about ("cancel if the seller does not ship within 5 days" with a
+//    step "the seller ships": the branch is `elapsed > 432000` and the step gets `elapsed <=
+//    432000`), else the source of the step whose guard reads the same fact ("release payment when
+//    the buyer confirms delivery, refund if not delivered within 7 days": both leave one state
+//    and read one variable with opposite polarity), else the state before the next step; a
+//    timeout after the last step makes the awaited fact the step that completes the contract.
+//    "otherwise Y" is guarded by the opposite of the condition before it.
+// 6. Deadlines of a step ("ship within 3 days") guard it with `elapsed <= seconds` and add
+//    `miss_deadline` (`elapsed > seconds`) to a terminal `expired` state; waiting periods ("after
+//    30 days", "90 days later", "wait 24 hours") guard it with `elapsed >= seconds`. With fewer
+//    than two steps and nothing conditional, the best template is used as is, with the request's
+//    conditions and deadlines applied to its happy path. A cancel exit borrowed from the
+//    template's failure states is added to generated flows (guarded by `cancelRequested` when the
+//    first step is guarded, so that a blocked fire never falls through to it).
 // 7. The draft is validated and run to a terminal state with the variables listed in `happyPath`;
 //    every choice made along the way is listed in `assumptions`.
 import { checkDefinition, STATE_NAME_RE, type ContractDefinition, type TransitionDef, type VarValue } from './definition.ts';

@@ -1,7 +1,8 @@
 // Word lists for the plain-English generator (generate.ts): workflow verbs with their past
 // participles (the participle names the state a step reaches: "ship" → "shipped"), the nouns
 // that name those steps ("delivery" → "deliver"), negative verbs (steps that end a workflow
-// unsuccessfully) and stop words. Data only.
+// unsuccessfully), and the word classes of conditions (conditions.ts): number words, time units,
+// roles (parties), comparison phrases, currency words. Data and small lookups only.
 
 /** base → past participle, for verbs whose participle is not base + "ed" by the usual rules. */
 const IRREGULAR: Record<string, string> = {
