@@ -315,9 +315,9 @@ export class VarRegistry {
 // ------------------------------------------------------------------------------------------
 // Parsing
 
-const NUM = `(?:[$€£]\\s*)?(-?\\d[\\d,]*(?:\\.\\d+)?|${NUMBER_WORD_ALT})`;
+const NUM = `(?:[$€£]\\s*)?(-?\\b\\d[\\d,]*(?:\\.\\d+)?|\\b(?:${NUMBER_WORD_ALT})\\b)`;
 const DEADLINE_IN = new RegExp(`\\b(?:within|in less than|inside(?: of)?|no later than|before)\\s+(?:the next\\s+|the first\\s+)?${NUM}\\s+(${UNIT_ALT})\\b`);
-const WAIT_IN = new RegExp(`\\b(?:after|at least)\\s+${NUM}\\s+(${UNIT_ALT})\\b(?!\\s+old\\b)|\\b(?:(?:more than|over|at least)\\s+)?${NUM}\\s+(${UNIT_ALT})\\s+(?:have |has )?(?:passed|pass|elapsed?|gone by|go by|later)\\b`);
+const WAIT_IN = new RegExp(`\\b(?:after|at least)\\s+${NUM}\\s+(${UNIT_ALT})\\b(?!\\s+old\\b)|\\b(?:(?:more than|over|at least)\\s+)?${NUM}\\s+(${UNIT_ALT})\\s+(?:have |has )?(?:passed|passes|pass|elapsed?|elapses|gone by|goes by|go by|later)\\b`);
 
 /** Expands contractions and drops punctuation a condition does not need. */
 export function normalise(text: string): string {
@@ -388,9 +388,9 @@ function parseExpr(text: string, ctx: Ctx): G | null {
   if (!t) return null;
   // "N or more" / "N or fewer" / "greater than or equal to" before splitting at "or"
   t = t.replace(/\b(?:greater|more|higher) than or equal to\b/g, 'at least').replace(/\b(?:less|fewer|lower) than or equal to\b/g, 'at most')
-    .replace(new RegExp(`${NUM}(\\s+[a-z]+)?\\s+or\\s+(more|greater|higher|above|over)\\b`, 'g'), (_m, n, w) => `at least ${n}${w ?? ''}`)
-    .replace(new RegExp(`${NUM}(\\s+[a-z]+)?\\s+or\\s+(fewer|less|lower|below|under)\\b`, 'g'), (_m, n, w) => `at most ${n}${w ?? ''}`)
-    .replace(new RegExp(`\\bbetween\\s+${NUM}\\s+and\\s+${NUM}`, 'g'), (_m, a, b) => `between ${a} ~ ${b}`);
+    .replace(OR_MORE_RE, (_m, n, w) => `at least ${n}${w ?? ''}`)
+    .replace(OR_FEWER_RE, (_m, n, w) => `at most ${n}${w ?? ''}`)
+    .replace(BETWEEN_AND_RE, (_m, a, b) => `between ${a} ~ ${b}`);
   // "approved by the manager and the auditor": each agent's own fact
   const passive = /^(.*?)\b(\w+(?:ed|en))\s+by\s+(.+?)\s+(and|or)\s+(.+)$/.exec(t);
   if (passive) {
@@ -477,11 +477,18 @@ function parseAtom(raw: string, ctx: Ctx): G | null {
 
 const NUM_AFTER = new RegExp(`^\\s*${NUM}\\s*(k\\b|thousand\\b|m\\b|million\\b|bn\\b|billion\\b|%|percent\\b|per cent\\b|${UNIT_ALT})?`);
 
+const COMPARISON_RES: [RegExp, Cmp][] = COMPARISONS.map(([p, op]) => [new RegExp(`\\b${p}\\b`, 'g'), op]);
+const OR_MORE_RE = new RegExp(`${NUM}(\\s+[a-z]+)?\\s+or\\s+(more|greater|higher|above|over)\\b`, 'g');
+const OR_FEWER_RE = new RegExp(`${NUM}(\\s+[a-z]+)?\\s+or\\s+(fewer|less|lower|below|under)\\b`, 'g');
+const BETWEEN_AND_RE = new RegExp(`\\bbetween\\s+${NUM}\\s+and\\s+${NUM}`, 'g');
+const BETWEEN_RE = new RegExp(`\\bbetween\\s+${NUM}\\s+~\\s+${NUM}`);
+const UNIT_AFTER_RE = new RegExp(`^\\s*(%|percent\\b|per cent\\b|${UNIT_ALT})`);
+
 function parseComparison(text: string, ctx: Ctx): G | null {
   // the earliest comparison phrase followed by a number
   let best: { at: number; len: number; op: Cmp; num: RegExpExecArray } | null = null;
-  for (const [phrase, op] of COMPARISONS) {
-    const re = new RegExp(`\\b${phrase}\\b`, 'g');
+  for (const [re, op] of COMPARISON_RES) {
+    re.lastIndex = 0;
     for (let m = re.exec(text); m; m = re.exec(text)) {
       const num = NUM_AFTER.exec(text.slice(m.index + m[0].length));
       if (!num || /^(a|an)$/.test(num[1])) continue;
@@ -489,14 +496,14 @@ function parseComparison(text: string, ctx: Ctx): G | null {
       break;
     }
   }
-  const between = new RegExp(`\\bbetween\\s+${NUM}\\s+~\\s+${NUM}`).exec(text);
+  const between = BETWEEN_RE.exec(text);
   if (between && (!best || between.index < best.at)) {
     const lo = numberValue(between[1]);
     const hi = numberValue(between[2]);
     if (Number.isFinite(lo) && Number.isFinite(hi)) {
       const before = text.slice(0, between.index);
       let after = text.slice(between.index + between[0].length);
-      const u = new RegExp(`^\\s*(%|percent\\b|per cent\\b|${UNIT_ALT})`).exec(after);
+      const u = UNIT_AFTER_RE.exec(after);
       const unit = u ? (/^(%|percent|per cent)$/.test(u[1]) ? 'percent' : unitWord(u[1])) : '';
       if (u) after = after.slice(u[0].length);
       const name = numericName(before, after, unit, ctx);

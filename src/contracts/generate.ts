@@ -50,8 +50,8 @@ export interface GeneratedContract {
     conditions: { text: string; guard: string; on: string; variable: string; variables: string[]; negated: boolean; roles: string[]; branch: boolean }[];
     deadlines: { text: string; seconds: number; on: string; kind: 'deadline' | 'wait' | 'timeout' }[];
   };
-  /** variables to pass to svc_contract_fire (all at the first fire is fine) and the transitions
-   * the contract then takes to a terminal state */
+  /** the variables to pass to svc_contract_fire and the transitions the contract then takes to a
+   * terminal state, with the time each step waits in its state */
   happyPath: {
     variables: Record<string, VarValue>;
     /** the variables sent with each fire of the happy path (the first is `variables`, plus any a
