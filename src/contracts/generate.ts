@@ -413,7 +413,7 @@ export function generateDefinition(query: string): GeneratedContract {
   const describeWindow = (c: ParsedCondition, on: string, from: string) => {
     if (!c.window) return;
     const w = c.window;
-    if (w.kind === 'timeout') assumptions.push(`"${c.text}" is judged when "${w.text}" is over: '${on}' may fire only after ${w.seconds} s in '${from}' (elapsed > ${w.seconds}), and only if the fact still does not hold`);
+    if (w.kind === 'timeout') assumptions.push(`"${c.text}" is judged when "${w.text}" is over: '${on}' may fire only after ${w.seconds} s in '${from}' (elapsed > ${w.seconds})${c.variables.length ? ', and only if the fact still does not hold' : ''}`);
     else if (w.kind === 'deadline') assumptions.push(`"${w.text}" bounds "${c.text}": '${on}' may fire only while elapsed <= ${w.seconds} s in '${from}'`);
     else assumptions.push(`"${w.text}" in "${c.text}" is a waiting period: '${on}' may fire once ${w.seconds} s have passed in '${from}'`);
   };
