@@ -89,7 +89,10 @@ export class EventStream extends Readable {
     this.opts = opts;
     this.lastId = opts.lastId ?? (opts.log?.head ? null : -1);
     if (opts.preamble) this.pushFrame(opts.preamble);
-    this.stopHeartbeat = liveInterval(() => this.send({ comment: 'keep-alive' }), HEARTBEAT_MS);
+    // a comment keeps an idle connection open; where frames already wait, it is not idle
+    this.stopHeartbeat = liveInterval(() => {
+      if (!this.stopped && this.readableLength < this.readableHighWaterMark) this.pushFrame({ comment: 'keep-alive' });
+    }, HEARTBEAT_MS);
   }
 
   /** Starts reading the log. Call it once live events reach the stream (subscribed, LISTENing),
@@ -98,8 +101,8 @@ export class EventStream extends Readable {
     if (this.opts.log && !this.stopped) this.schedulePull();
   }
 
-  /** A frame outside the log (the global feed, heartbeats): sent at once, unless the client has
-   * let too much pile up, in which case it is dropped. */
+  /** A frame outside the log (the global feed): sent at once, unless the client has let
+   * MAX_BUFFERED_BYTES pile up unread, in which case it is dropped (it reconnects). */
   send(frame: EventFrame): void {
     if (this.stopped) return;
     if (this.buffered() > MAX_BUFFERED_BYTES) { this.destroy(); return; }
