@@ -93,9 +93,16 @@ async function main() {
       hmac = body.valid === true;
       if (!hmac) reason ??= 'the HMAC proof does not match the signed fields';
     }
-    if (offline && signature === null) die('offline verification needs a v3 receipt (with a signature)', 2);
-    const valid = (hmac ?? true) && (signature ?? true);
-    process.stdout.write(JSON.stringify({ valid, hmac, signature, receipt: receipt.receipt?.id ?? null, ...(valid ? {} : { reason }) }) + '\n');
+    // The node signs every receipt (DESIGN §7): the Ed25519 signature is what covers every field
+    // (result, input, precision, …); the HMAC proof covers only the operators, pulse, key prefix,
+    // value and unit. A receipt without a signature is therefore not verified as a whole.
+    if (signature === null) { signature = false; reason ??= 'the receipt has no signature: this node signs every receipt, so a missing signature means it was removed'; }
+    const valid = (hmac ?? true) && signature;
+    const checked = [
+      'signature: the Ed25519 signature over the RFC 8785 canonical JSON of every field but the signature',
+      ...(hmac !== null ? ['hmac: the svcProof over operators, R_t, svcond, keyPrefix, value and unit (checked by the node)'] : []),
+    ];
+    process.stdout.write(JSON.stringify({ valid, hmac, signature, checked, receipt: receipt.receipt?.id ?? null, ...(valid ? {} : { reason }) }) + '\n');
     process.exit(valid ? 0 : 1);
   }
   if (cmd === 'call') {

@@ -7,6 +7,7 @@ import { pipeline, Transform, type Readable } from 'node:stream';
 import type { App } from '../ops/types.ts';
 import type { EventFrame, EventStreamReply, Operation, RawReply } from '../ops/types.ts';
 import { SvcError, type ErrorCode } from '../core/errors.ts';
+import { parseJsonBody } from '../core/json.ts';
 import { asSvcError, bearerOf, invoke, resolveCaller, type InvokeBase } from '../ops/invoke.ts';
 import { jsonSchemaOf } from '../ops/schema.ts';
 import { buildOpenApi, renderReferencePage } from './openapi.ts';
@@ -51,6 +52,12 @@ export function sendError(reply: FastifyReply, err: unknown, log?: (e: unknown) 
   if (r.status >= 500 && log) log(err instanceof Error && err.cause ? err.cause : err);
   reply.headers(r.headers);
   return reply.code(r.status).type('application/json; charset=utf-8').send(r.body);
+}
+
+/** A Fastify route path as a regular expression over request paths (`:param` is one segment, `*` the rest). */
+function routePattern(url: string): RegExp {
+  const esc = url.split(/(:[A-Za-z0-9_]+|\*)/).map((p) => (p === '*' ? '.*' : p.startsWith(':') ? '[^/]+' : p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))).join('');
+  return new RegExp(`^${esc}/?$`);
 }
 
 /** Query strings are strings: coerce them to the types the operation's JSON Schema declares. */
@@ -129,12 +136,35 @@ export async function buildHttp(app: App, opts: HttpOptions = {}): Promise<Fasti
   });
 
   // RFC 6749 token endpoints post forms; everything else is JSON.
+  // JSON with a nesting-depth limit (src/core/json.ts); an empty body is no body
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = body as string;
+    if (text === '') { const e: any = new Error('Body cannot be empty when content-type is set to \'application/json\''); e.code = 'FST_ERR_CTP_EMPTY_JSON_BODY'; e.statusCode = 400; return done(e, undefined); }
+    try { done(null, parseJsonBody(text)); } catch (e) { done(e as Error, undefined); }
+  });
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     try { done(null, parseQs(body as string)); } catch (e) { done(e as Error, undefined); }
   });
 
   fastify.setErrorHandler((err, req, reply) => {
     sendError(reply, err, (e) => req.log.error({ err: e }, 'unhandled error'));
+  });
+  // A known path asked with a method it does not take is 405 with Allow (RFC 9110 §15.5.6), not
+  // 404: the router answers only for the methods registered, so the paths are kept here too.
+  const routes: { method: string; re: RegExp }[] = [];
+  fastify.addHook('onRoute', (r) => {
+    for (const m of ([] as string[]).concat(r.method as string | string[])) routes.push({ method: m.toUpperCase(), re: routePattern(r.url ?? r.path) });
+  });
+  // before the body is read: a method Fastify reads bodies for (QUERY) would be refused for its
+  // missing Content-Type first
+  fastify.addHook('onRequest', async (req, reply) => {
+    if (!req.is404) return;
+    const path = req.url.split('?')[0];
+    const allow = [...new Set(routes.filter((r) => r.re.test(path)).map((r) => r.method))].sort();
+    if (!allow.length) return;
+    reply.header('allow', allow.join(', '));
+    return sendError(reply, new SvcError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`));
   });
   fastify.setNotFoundHandler((req, reply) => {
     sendError(reply, new SvcError('NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`));
