@@ -689,7 +689,7 @@ function runFit(inp: EpiInput, ctx: SolverContext): SolverOutput {
       days: D,
       totalCases: c.reduce((s, v) => s + v, 0),
       fittedTotal: mu.reduce((s, v) => s + v, 0),
-      initialConditions: { S: N - est[p - 1], E: seir ? 0 : undefined, I: est[p - 1], R: 0 },
+      initialConditions: seir ? { S: N - est[p - 1], E: 0, I: est[p - 1], R: 0 } : { S: N - est[p - 1], I: est[p - 1], R: 0 },
       ciMethod: cov ? (poisson ? 'wald-log-observed-information' : 'wald-log-sandwich') : null,
       covarianceLog: cov ? M.toNested(cov) : null,
       residualSumOfSquares: rss,
