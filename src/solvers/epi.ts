@@ -87,7 +87,13 @@ const input = z.strictObject({
   }
   if (total === 0) ctx.addIssue({ code: 'custom', path: ['cases'], message: 'cases are all zero: there is nothing to fit' });
   else if (!(total < v.population)) ctx.addIssue({ code: 'custom', path: ['cases'], message: `the cases add up to ${total}, which is not below the population ${v.population}` });
-});
+}).overwrite((v) => (v.cases !== undefined ? v : {
+  // the forward run's defaults, filled in after the checks (which must see what the caller sent),
+  // so the parsed input, the receipt and the derived seed are those of a schema default
+  ...v,
+  beta: v.beta ?? DEFAULTS.beta, gamma: v.gamma ?? DEFAULTS.gamma, sigma: v.sigma ?? DEFAULTS.sigma,
+  N: v.N ?? DEFAULTS.N, I0: v.I0 ?? DEFAULTS.I0, days: v.days ?? DEFAULTS.days,
+}));
 
 export type EpiInput = z.infer<typeof input>;
 

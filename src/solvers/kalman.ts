@@ -173,7 +173,11 @@ const input = z.strictObject({
       ctx.addIssue({ code: 'custom', path: ['measurements'], message: `${N} measurements with ${n} states give ${numbers} numbers of output${v.smooth ? ' (filtered and smoothed)' : ''}, more than ${MAX_OUTPUT_NUMBERS}; send a shorter series` });
     }
   }
-});
+}).overwrite((v) => (v.measurements !== undefined ? v : {
+  // the simulated system's defaults, filled in after the checks (which must see what the caller
+  // sent), so the parsed input, the receipt and the derived seed are those of a schema default
+  ...v, F: v.F ?? DEFAULTS.F, H: v.H ?? DEFAULTS.H, Q: v.Q ?? DEFAULTS.Q, R: v.R ?? DEFAULTS.R, steps: v.steps ?? DEFAULTS.steps,
+}));
 
 export type KalmanInput = z.infer<typeof input>;
 
