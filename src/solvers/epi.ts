@@ -270,6 +270,8 @@ const Z95 = 1.959963984540054; // the 97.5 % standard normal quantile
 const HALF_CHI2_95 = 1.920729410347062; // χ²₁(0.95)/2, the 95 % likelihood-ratio drop
 /** tolerance on the log-parameters at which Levenberg-Marquardt stops */
 const STEP_TOL = 1e-10;
+/** the predicted gain in ln L below which Levenberg-Marquardt stops */
+const DECREMENT_TOL = 1e-14;
 /** the largest change of a log-parameter in one step */
 const MAX_STEP = 1;
 
@@ -439,6 +441,15 @@ function levenbergMarquardt(pr: FitProblem, sim: Simulator, theta0: Float64Array
   let iterations = 0, converged = false;
   while (iterations < maxIter) {
     gradientAndScoring(pr, sim.mu, sim.J, g, A);
+    // converged when the scoring (Gauss-Newton) step would raise ln L by less than DECREMENT_TOL:
+    // g'A⁻¹g/2 in log-likelihood units (least squares: divided by σ̂² = RSS/D)
+    for (let i = 0; i < p; i++) rhs.data[i] = -g[i];
+    if (M.solve(A, rhs, delta)) {
+      let dec = 0;
+      for (let i = 0; i < p; i++) dec -= 0.5 * g[i] * delta.data[i];
+      const scale = pr.poisson ? 1 : Math.max(2 * f / pr.D, TINY);
+      if (dec / scale < DECREMENT_TOL) { converged = true; break; }
+    }
     let maxDiag = 0;
     for (let i = 0; i < p; i++) maxDiag = Math.max(maxDiag, A.data[i * p + i]);
     let accepted = false;
@@ -472,7 +483,7 @@ function levenbergMarquardt(pr: FitProblem, sim: Simulator, theta0: Float64Array
     f = fTrial;
     iterations++;
     lambda = Math.max(lambda / 5, 1e-12);
-    if (stepSize < STEP_TOL || decrease <= 1e-15 * Math.abs(f)) { converged = true; break; }
+    if (stepSize < STEP_TOL || decrease === 0) { converged = true; break; }
   }
   // the simulator's buffers must describe theta (a rejected trial may have been the last run)
   sim.run(theta, k);
@@ -672,6 +683,7 @@ function runFit(inp: EpiInput, ctx: SolverContext): SolverOutput {
   if (atBound.length) notes.push(`estimate at the edge of the search box: ${atBound.join(', ')} (rates 1e-4..50 per day, I0 up to N/2)`);
   if (fitted.integrationError > INTEGRATION_TOL) notes.push(`the expected counts changed by ${fitted.integrationError.toExponential(2)} (relative) between ${fitted.k} and ${2 * fitted.k} steps per day`);
   if (!fitted.converged) notes.push('Levenberg-Marquardt stopped at its iteration limit');
+  if (errorPct > 0.1) notes.push(`refitting the fitted model's own counts moved the parameters by ${errorPct.toPrecision(3)} %: they are weakly determined by these cases (for example only the growth phase, where β − γ is known but not β and γ apart)`);
   if (mirrorInside) notes.push(`the mirror optimum with σ and γ exchanged (result.alternative) lies within the 95 % likelihood region (Δ ln L = ${alternative!.deltaLogLik.toPrecision(3)} < 1.92): these cases do not tell the latent period from the infectious period`);
   const precision = precisionOf({
     errorPct,

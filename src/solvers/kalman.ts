@@ -537,10 +537,10 @@ function runMeasurements(inp: KalmanInput, ctx: SolverContext): SolverOutput {
     M.solve(S, nu, Snu, work);
     let eps = 0;
     for (let i = 0; i < m; i++) eps += nu.data[i] * Snu.data[i];
-    const LS = M.cholesky(S);
+    const LS = M.cholesky(S, 0);
     let logDet = 0;
     for (let i = 0; i < m; i++) logDet += 2 * Math.log(LS ? LS.data[i * m + i] : NaN);
-    logLik -= 0.5 * (eps + logDet + m * LOG_2PI);
+    logLik -= 0.5 * (eps + logDet + m * LOG_2PI); // NaN or infinite if S lost definiteness to rounding: reported as null
     if (!Number.isFinite(eps) || !Number.isFinite(M.maxAbs(P)) || !Number.isFinite(M.maxAbs(x))) {
       throw refuse('UNSTABLE', `the filter left the finite range at measurement ${k}`);
     }
@@ -626,7 +626,7 @@ function runMeasurements(inp: KalmanInput, ctx: SolverContext): SolverOutput {
       forecast,
       nis,
       gain,
-      logLikelihood: logLik,
+      logLikelihood: Number.isFinite(logLik) ? logLik : null,
       riccati,
     },
     precision,

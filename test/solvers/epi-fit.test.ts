@@ -178,3 +178,18 @@ test('bad input is a 400 naming the field', () => {
   assert.ok(descriptor.input.safeParse(ok).success);
   assert.ok(descriptor.input.safeParse({ ...ok, cases: [1.5, 2, 3, 4, 5, 6, 7, 8], fit: 'least-squares' }).success);
 });
+
+test('odd but valid series give finite output or a refusal, never a crash', () => {
+  const cases: Array<[string, Record<string, unknown>]> = [
+    ['population 10', { cases: [1, 1, 1, 1, 1, 0, 0, 0], population: 10 }],
+    ['population 10, SEIR', { cases: [1, 1, 1, 1, 1, 0, 0, 0], population: 10, model: 'seir' }],
+    ['growth phase in 1e10', { cases: noisyCases({ beta: 0.3, gamma: 0.1, N: 1e10, I0: 100, days: 60 }, 1), population: 1e10 }],
+    ['forty days of zeros first', { cases: [...new Array(40).fill(0), ...noisyCases(SIR, 1)], population: SIR.N }],
+    ['decline only', { cases: [500, 400, 320, 250, 200, 160, 130, 100, 80, 60, 50, 40], population: 1e5 }],
+    ['least squares, huge counts', { cases: Array.from({ length: 20 }, (_, i) => 1e8 * Math.exp(-((i - 10) ** 2) / 8)), population: 1e10, fit: 'least-squares' }],
+  ];
+  for (const [label, fields] of cases) assertFiniteOrRefused(() => solve(fields), label);
+  // forty leading zeros only shift the start: I0 becomes tiny, the rates stay
+  const shifted = solve(cases[3][1]).result.fit as Fit;
+  assert.ok(inside(shifted.ci95.beta, SIR.beta) && inside(shifted.ci95.gamma, SIR.gamma), JSON.stringify(shifted));
+});

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { descriptor, run } from '../../src/solvers/kalman.ts';
 import { createRng } from '../../src/solvers/lib/rng.ts';
 import { SvcError } from '../../src/core/errors.ts';
-import { denseSolve } from './util.ts';
+import { assertFiniteOrRefused, denseSolve } from './util.ts';
 
 const ctx = { seed: 1, progress() {} };
 const solve = (fields: Record<string, unknown>) => run(descriptor.input.parse(fields), ctx);
@@ -319,4 +319,18 @@ test('covariances that are not symmetric positive (semi)definite are refused nam
   assert.ok(Number.isFinite(semi.value));
   assert.throws(() => solve({ ...base, Q: [[0, 0], [0, 0]], P0: [[0, 0], [0, 0]], smooth: true }),
     (e: unknown) => e instanceof SvcError && e.code === 'INVALID_INPUT' && /smooth/.test(e.message));
+});
+
+test('odd but valid inputs give finite output or a refusal, never a crash', () => {
+  const cv = { F: [[1, 1], [0, 1]], H: [[1, 0]], Q: [[0.1, 0], [0, 0.1]], R: 1, x0: [0, 0], P0: [[1, 0], [0, 1]] };
+  const cases: Array<[string, Record<string, unknown>]> = [
+    ['one measurement, smoothed', { ...cv, measurements: [3], smooth: true }],
+    ['huge measurements', { ...cv, measurements: [1e12, -1e12, 1e12, 0] }],
+    ['blind sensor H = 0', { ...cv, H: [[0, 0]], measurements: [1, 2, 3, 4, 5], smooth: true }],
+    ['exploding F', { F: 1e6, H: 1, Q: 1e6, R: 1, x0: 0, P0: 1e6, measurements: new Array(200).fill(1), smooth: true }],
+    ['nearly exact sensors of different scales', { F: [[1, 0], [0, 1]], H: [[1, 0], [0, 1]], Q: [[1e6, 0], [0, 1e-6]], R: [[1e-6, 0], [0, 1e6]], x0: [0, 0], P0: [[1e6, 0], [0, 1e6]], measurements: [[1, 2], [3, 4], [5, 6]], smooth: true }],
+    ['zero covariances', { ...cv, Q: [[0, 0], [0, 0]], P0: [[0, 0], [0, 0]], measurements: [1, 2, 3] }],
+    ['controls of width 2', { ...cv, B: [[1, 0], [0, 1]], controls: [[1, 1], [0, 0], [-1, 2]], measurements: [1, 2, 3], smooth: true }],
+  ];
+  for (const [label, fields] of cases) assertFiniteOrRefused(() => solve(fields), label);
 });
