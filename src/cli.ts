@@ -93,9 +93,16 @@ async function main() {
       hmac = body.valid === true;
       if (!hmac) reason ??= 'the HMAC proof does not match the signed fields';
     }
-    if (offline && signature === null) die('offline verification needs a v3 receipt (with a signature)', 2);
-    const valid = (hmac ?? true) && (signature ?? true);
-    process.stdout.write(JSON.stringify({ valid, hmac, signature, receipt: receipt.receipt?.id ?? null, ...(valid ? {} : { reason }) }) + '\n');
+    // The node signs every receipt (DESIGN §7): the Ed25519 signature is what covers every field
+    // (result, input, precision, …); the HMAC proof covers only the operators, pulse, key prefix,
+    // value and unit. A receipt without a signature is therefore not verified as a whole.
+    if (signature === null) { signature = false; reason ??= 'the receipt has no signature: this node signs every receipt, so a missing signature means it was removed'; }
+    const valid = (hmac ?? true) && signature;
+    const checked = [
+      'signature: the Ed25519 signature over the RFC 8785 canonical JSON of every field but the signature',
+      ...(hmac !== null ? ['hmac: the svcProof over operators, R_t, svcond, keyPrefix, value and unit (checked by the node)'] : []),
+    ];
+    process.stdout.write(JSON.stringify({ valid, hmac, signature, checked, receipt: receipt.receipt?.id ?? null, ...(valid ? {} : { reason }) }) + '\n');
     process.exit(valid ? 0 : 1);
   }
   if (cmd === 'call') {
@@ -108,7 +115,7 @@ async function main() {
   if (cmd === 'solve') {
     if (!pos[1]) die(USAGE);
     const input = pos[2] ? parseJson(pos[2], 'input') : {};
-    const { runUnsealed } = await import('./solvers/engine.ts');
+    const { runUnsealed } = await import('./ops/solvers.ts');
     try {
       const out = await runUnsealed(pos[1], input);
       process.stdout.write(JSON.stringify({ sealed: false, note: 'unsealed local run', solver: pos[1], ...out }, null, 2) + '\n');

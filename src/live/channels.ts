@@ -14,11 +14,10 @@
 // ids and fill gaps from the store, so a resume with Last-Event-ID never loses or repeats one.
 import { Readable, type Writable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
-import type { App } from '../app.ts';
+import type { App } from '../ops/types.ts';
 import { SvcError, isSvcError } from '../core/errors.ts';
 import { pulseAt, SVCOND_SECONDS } from '../core/clock.ts';
 import { ulid } from '../core/ids.ts';
-import { tokensLeft } from '../services/sealer.ts';
 import {
   bindOperatorInputs, computeOperatorStep, computeSolverStep, validateSolverBody,
   type PreparedSource, type StepOutcome,
@@ -104,7 +103,7 @@ export async function createChannel(app: App, opts: Omit<ChannelOptions, 'id' | 
   const hub = hubFor(app);
   if (hub.shuttingDown) throw new SvcError('UPSTREAM_UNAVAILABLE', 'this node is shutting down');
   if (hub.channels.size >= streamsPerNode(app)) {
-    throw new SvcError('RATE_LIMITED', `this node runs its maximum of ${streamsPerNode(app)} stream channels; try again later`, { headers: { 'Retry-After': '30' } });
+    throw new SvcError('RATE_LIMITED', `this node runs its maximum of ${streamsPerNode(app)} stream channels; try again later`, { details: { retryAfterSeconds: 30 } });
   }
   const id = newChannelId();
   const limit = streamsPerMachine(app);
@@ -250,7 +249,7 @@ export class Channel {
   private async tick(k: number): Promise<'ok' | 'refused' | 'exhausted' | 'aborted'> {
     const app = this.app;
     const t = this.slotInstant(k);
-    const left = app.sealer.tokensHint(this.zid) ?? await tokensLeft(app.db, this.zid, app.config.tokensPerDay, app.clock.now());
+    const left = await app.sealer.tokensLeft(this.zid);
     if (this.controller.signal.aborted) return 'aborted';
     if (left < 1) return 'exhausted';
     const tag = { stream: { channel: this.id, tick: k } };

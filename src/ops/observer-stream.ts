@@ -20,7 +20,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { defineOp, type Operation, type RawReply } from './types.ts';
-import type { App } from '../app.ts';
+import type { App } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { KEYS_CHANNEL } from '../services/key-cache.ts';
 
@@ -136,7 +136,7 @@ class ObserverHub {
   }
 
   add(s: ObserverSse): void {
-    if (this.subs.size >= MAX_SUBSCRIBERS) throw new SvcError('RATE_LIMITED', `this node serves at most ${MAX_SUBSCRIBERS} observer streams; try another node or later`, { headers: { 'Retry-After': '5' } });
+    if (this.subs.size >= MAX_SUBSCRIBERS) throw new SvcError('RATE_LIMITED', `this node serves at most ${MAX_SUBSCRIBERS} observer streams; try another node or later`, { details: { retryAfterSeconds: 5 } });
     this.subs.add(s);
   }
 
@@ -214,6 +214,8 @@ export function observerSubscribers(app: App): number {
 export const operations: Operation[] = [
   defineOp({
     id: 'chain.observer-stream',
+    produces: ['text/event-stream'],
+    upstream: true,
     method: 'GET',
     path: '/api/observer/stream',
     access: 'public',
@@ -230,12 +232,12 @@ export const operations: Operation[] = [
       if (scope === 'auto') scope = zid ? 'machine' : 'global';
       if (scope === 'machine' && !zid) throw new SvcError('UNAUTHORIZED', 'scope=machine needs a machine key: Authorization: Bearer <API_KEY>');
       const hub = hubOf(ctx.app);
-      if (hub.closed) throw new SvcError('UPSTREAM_UNAVAILABLE', 'this node is shutting down; reconnect to another node', { headers: { 'Retry-After': '1' } });
+      if (hub.closed) throw new SvcError('UPSTREAM_UNAVAILABLE', 'this node is shutting down; reconnect to another node', { details: { retryAfterSeconds: 1 } });
       let lastSeq = input.lastEventId ?? null;
       const header = ctx.headers['last-event-id'];
       if (typeof header === 'string' && /^\d{1,15}$/.test(header.trim())) lastSeq = Number(header.trim());
       await hub.ensureListening().catch(() => {
-        throw new SvcError('UPSTREAM_UNAVAILABLE', 'the store does not answer LISTEN; try again', { headers: { 'Retry-After': '1' } });
+        throw new SvcError('UPSTREAM_UNAVAILABLE', 'the store does not answer LISTEN; try again', { details: { retryAfterSeconds: 1 } });
       });
       const s = new ObserverSse(hub, scope === 'machine' ? zid : null, 0);
       hub.add(s);

@@ -5,7 +5,7 @@
 //   GET /api/papers/fetch?id=doi:10.1371/journal.pone.0033693
 // (the id travels in the query string because DOIs contain '/').
 import { z } from 'zod';
-import type { App } from '../app.ts';
+import type { App } from './types.ts';
 import { storeCache } from '../papers/cache.ts';
 import { fetchPaper, LIMIT_DEFAULT, LIMIT_MAX, makeHttpClient, papersConfigFrom, searchPapers, type PapersConfig, type PapersDeps } from '../papers/service.ts';
 import { MAX_ID_LENGTH } from '../papers/ids.ts';
@@ -31,6 +31,7 @@ const sourceEnum = z.enum(SOURCES);
 export const operations: Operation[] = [
   defineOp({
     id: 'papers.search',
+    upstream: true,
     tool: 'svc_paper_search',
     method: 'GET',
     path: '/api/papers/search',
@@ -49,6 +50,7 @@ export const operations: Operation[] = [
   }),
   defineOp({
     id: 'papers.fetch',
+    upstream: true,
     tool: 'svc_paper_fetch',
     method: 'GET',
     path: '/api/papers/fetch',

@@ -6,12 +6,11 @@
 //   GET    /api/streams/:id/events   Server-Sent Events, resumable with Last-Event-ID
 import { z } from 'zod';
 import { defineOp, type Operation, type OpContext, type RawReply } from './types.ts';
-import type { App } from '../app.ts';
+import type { App } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { pulseAt, SVCOND_SECONDS } from '../core/clock.ts';
 import { assertMachineCaller } from '../services/identity.ts';
-import { tokensLeft } from '../services/sealer.ts';
-import { folderField } from '../solvers/engine.ts';
+import { folderField } from './schema.ts';
 import {
   CHANNEL_ID_RE, MAX_TICKS, SseStream, parseLastEventId, createChannel, hubFor, reapIfLost, streamsPerMachine,
   type Channel, type ChannelSpec, type LiveEvent,
@@ -138,8 +137,7 @@ async function openChannel(input: OpenInput, ctx: OpContext) {
   const app = ctx.app;
   const nowT = app.clock.now();
   const { source, vary, baseNumbers } = await prepareChannel(input, nowT);
-  const left = app.sealer.tokensHint(zid) ?? await tokensLeft(app.db, zid, app.config.tokensPerDay, nowT);
-  if (left < 1) throw new SvcError('QUOTA_EXCEEDED', 'no compute tokens left today', { details: { tokens: { cost: 1, remaining: left } }, headers: { 'Retry-After': '3600' } });
+  await app.sealer.assertTokens(zid, 1);
   const spec: ChannelSpec = {
     ...(input.solver !== undefined ? { solver: input.solver, body: input.body ?? {} } : { operator: source.name, inputs: input.inputs ?? {} }),
     ...(input.vary ? { vary: input.vary } : {}),
@@ -201,6 +199,7 @@ async function followOverMcp(ctx: OpContext, zid: string, open: (attach: (ch: Ch
 export const operations: Operation[] = [
   defineOp({
     id: 'streams.open',
+    upstream: true,
     tool: 'svc_stream',
     method: 'POST',
     path: '/api/streams',
@@ -264,6 +263,7 @@ export const operations: Operation[] = [
   }),
   defineOp({
     id: 'streams.events',
+    produces: ['text/event-stream'],
     method: 'GET',
     path: '/api/streams/:id/events',
     access: 'key',

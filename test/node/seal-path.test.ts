@@ -123,7 +123,7 @@ test('protect follows the spec formulas and maps liveness to guardState', async 
 });
 
 test('every sealed operation takes a folder', async () => {
-  const { jsonSchemaOf } = await import('../../src/http/openapi.ts');
+  const { jsonSchemaOf } = await import('../../src/ops/schema.ts');
   const sealed = t.app.operations.filter((o) => o.cost !== undefined);
   assert.ok(sealed.length >= 30);
   for (const op of sealed) {
