@@ -48,7 +48,8 @@ const MIN_DAYS = 8;
 const MAX_DAYS = 100_000;
 
 const input = z.strictObject({
-  cases: z.array(z.number().min(0).max(1e10)).min(MIN_DAYS).max(MAX_DAYS).optional().describe('your daily case series: new infections per day, c[d] = S(d) − S(d+1), d = 0, 1, … (8 to 100,000 days; whole numbers for the Poisson fit). Given, β, γ (σ) and I0 are fitted instead of a forward run'),
+  cases: z.array(z.number().min(0).max(1e10)).min(MIN_DAYS).max(MAX_DAYS).optional().describe('your daily case series: new infections per day, c[d] = S(d) − S(d+1), d = 0, 1, … (8 to 100,000 days; whole numbers for the Poisson fit). Given, β, γ (σ) and I0 are fitted instead of a forward run')
+    .meta({ examples: [[3, 4, 6, 9, 12, 17, 25, 34, 47, 63, 80, 98, 112, 118, 114, 101, 83, 64, 47, 33, 23, 15, 10, 7]] }),
   population: z.number().min(1).max(1e10).optional().describe('with cases: the population N (required)'),
   fit: z.enum(['poisson', 'least-squares']).optional().describe('with cases: poisson maximum likelihood (default) or least-squares'),
   model: z.enum(['sir', 'seir']).default('sir').describe('sir (default) or seir'),
@@ -128,6 +129,8 @@ export const descriptor: SolverDescriptor<typeof input> = {
     'influenza', 'measles', 'covid', 'virus', 'spread', 'case counts', 'daily cases', 'fit',
     'maximum likelihood', 'confidence interval', 'incidence',
   ],
+  // 100,000 daily counts, up to about 20 bytes each for a smoothed (least-squares) series
+  bodyLimit: 4 * 1024 * 1024,
 };
 
 /** The nontrivial root s∞ of s = s0 · exp(-R0 (1 - s)) in (0, s0]. */

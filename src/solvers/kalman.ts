@@ -87,9 +87,11 @@ const USER_ONLY = ['controls', 'B', 'smooth'] as const;
 const USER_REQUIRED = ['F', 'H', 'Q', 'R', 'x0', 'P0'] as const;
 
 const input = z.strictObject({
-  measurements: series.optional().describe('your measurement series z[0..N-1] (N <= 100,000): an array of numbers (one sensor) or of equal-length vectors (m sensors). Given, the filter runs on it (F, H, Q, R, x0, P0 required) instead of a simulated system'),
-  controls: series.optional().describe('with measurements: control inputs u[k], one per measurement (numbers or equal-length vectors); u[k] drives the step from k to k + 1, x[k+1] = F x[k] + B u[k] + w[k] (the last one gives the forecast)'),
-  B: matrix.optional().describe('with controls: control matrix (n x l)'),
+  measurements: series.optional().describe('your measurement series z[0..N-1] (N <= 100,000): an array of numbers (one sensor) or of equal-length vectors (m sensors). Given, the filter runs on it (F, H, Q, R, x0, P0 required) instead of a simulated system')
+    .meta({ examples: [[0.9, 2.1, 2.8, 4.2, 5.1, 5.8, 7.2], [[0.9, 0.1], [2.1, -0.2], [2.8, 0.3]]] }),
+  controls: series.optional().describe('with measurements: control inputs u[k], one per measurement (numbers or equal-length vectors); u[k] drives the step from k to k + 1, x[k+1] = F x[k] + B u[k] + w[k] (the last one gives the forecast)')
+    .meta({ examples: [[0, 0, 1, 1, 0, 0, -1]] }),
+  B: matrix.optional().describe('with controls: control matrix (n x l)').meta({ examples: [[[0.5], [1]]] }),
   smooth: z.boolean().optional().describe('with measurements: also return the Rauch-Tung-Striebel smoothed states (default false)'),
   F: matrix.optional().describe('state transition matrix (n x n, or a number for n = 1; n <= 8). Simulated system default [[1, 1], [0, 1]]'),
   H: matrix.optional().describe('observation matrix (m x n, or a number). Simulated system default [[1, 0]]'),
@@ -210,6 +212,8 @@ export const descriptor: SolverDescriptor<typeof input> = {
     'measurement noise', 'process noise', 'observer', 'linear gaussian', 'innovation', 'steady state',
     'smoother', 'rts smoother', 'rauch tung striebel', 'nis', 'normalised innovation squared', 'measurements',
   ],
+  // 100,000 measurements of a few full-precision numbers each (about 20 bytes a number)
+  bodyLimit: 9 * 1024 * 1024,
 };
 
 interface DareSolution { X: Mat; iterations: number; residual: number }
