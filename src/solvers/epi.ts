@@ -291,7 +291,8 @@ interface FitProblem {
 }
 
 /** The model's expected daily counts μ[d] = C(d+1) − C(d) and their Jacobian J[d·p + j] = ∂μ[d]/∂θ_j
- * (θ = ln p) at one parameter point, by RK4 on the state and its forward sensitivities. */
+ * (θ = ln p) at one parameter point, by RK4 on the state and its forward sensitivities. Exported
+ * for the test that checks the sensitivities against differences of μ. */
 export class Simulator {
   readonly mu: Float64Array;
   readonly J: Float64Array;

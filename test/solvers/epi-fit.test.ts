@@ -4,7 +4,7 @@
 // independent of the solver's cumulative-incidence integration and its sensitivities.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { descriptor, run } from '../../src/solvers/epi.ts';
+import { descriptor, run, Simulator } from '../../src/solvers/epi.ts';
 import { logGamma } from '../../src/solvers/lib/special.ts';
 import { expectedCases, noisyCases, type EpiTruth } from './epi-synth.ts';
 import { assertFiniteOrRefused } from './util.ts';
@@ -192,4 +192,28 @@ test('odd but valid series give finite output or a refusal, never a crash', () =
   // forty leading zeros only shift the start: I0 becomes tiny, the rates stay
   const shifted = solve(cases[3][1]).result.fit as Fit;
   assert.ok(inside(shifted.ci95.beta, SIR.beta) && inside(shifted.ci95.gamma, SIR.gamma), JSON.stringify(shifted));
+});
+
+test('the forward sensitivities are the derivatives of the daily counts (central differences)', () => {
+  for (const seir of [false, true]) {
+    const p = seir ? 4 : 3, D = 60;
+    const pr = { seir, poisson: true, N: 1e5, c: new Float64Array(D), D, p, lo: new Float64Array(p).fill(-50), hi: new Float64Array(p).fill(50) };
+    const sim = new Simulator(pr);
+    const theta = Float64Array.from(seir ? [0.5, 0.2, 0.3, 7] : [0.45, 0.15, 7], Math.log); // ln(β, γ, (σ,) I0)
+    assert.ok(sim.run(theta, 16));
+    const J = Float64Array.from(sim.J);
+    const h = 1e-5;
+    for (let j = 0; j < p; j++) {
+      const t = Float64Array.from(theta);
+      t[j] += h; sim.run(t, 16); const up = Float64Array.from(sim.mu);
+      t[j] -= 2 * h; sim.run(t, 16); const dn = Float64Array.from(sim.mu);
+      let worst = 0, scale = 0;
+      for (let d = 0; d < D; d++) {
+        const fd = (up[d] - dn[d]) / (2 * h);
+        worst = Math.max(worst, Math.abs(fd - J[d * p + j]));
+        scale = Math.max(scale, Math.abs(J[d * p + j]));
+      }
+      assert.ok(worst < 1e-6 * scale, `${seir ? 'SEIR' : 'SIR'} parameter ${j}: ${worst} vs scale ${scale}`);
+    }
+  }
 });
