@@ -620,7 +620,7 @@ function runFit(inp: EpiInput, ctx: SolverContext): SolverOutput {
     logLik = -fitted.f;
     for (let d = 0; d < D; d++) logLik -= logGamma(c[d] + 1);
   } else {
-    logLik = -0.5 * D * (Math.log(2 * Math.PI * rss / D) + 1);
+    logLik = -0.5 * D * (Math.log(2 * Math.PI * Math.max(rss, TINY) / D) + 1);
   }
 
   // covariance of θ: the inverse observed information (Poisson), the sandwich (least squares)
@@ -637,14 +637,14 @@ function runFit(inp: EpiInput, ctx: SolverContext): SolverOutput {
   const atBound = names.filter((_, j) => theta[j] - lo[j] < 1e-6 || hi[j] - theta[j] < 1e-6);
   const ci95: Record<string, [number, number] | null> = {};
   const se = (j: number): number => (cov ? Math.sqrt(Math.max(cov.data[j * p + j], 0)) : NaN);
-  names.forEach((name, j) => {
-    ci95[name] = cov ? [Math.exp(theta[j] - Z95 * se(j)), Math.exp(theta[j] + Z95 * se(j))] : null;
-  });
+  // exp of ln p ± 1.96·se, kept finite (an interval wider than e^±700 is reported as that)
+  const interval = (lnP: number, s: number): [number, number] =>
+    [Math.exp(Math.max(lnP - Z95 * s, -700)), Math.exp(Math.min(lnP + Z95 * s, 700))];
+  names.forEach((name, j) => { ci95[name] = cov ? interval(theta[j], se(j)) : null; });
   const R0 = est[0] / est[1];
   if (cov) {
     const varLnR0 = cov.data[0] + cov.data[p + 1] - 2 * cov.data[1];
-    const s = Math.sqrt(Math.max(varLnR0, 0));
-    ci95.R0 = [R0 * Math.exp(-Z95 * s), R0 * Math.exp(Z95 * s)];
+    ci95.R0 = interval(Math.log(R0), Math.sqrt(Math.max(varLnR0, 0)));
   } else ci95.R0 = null;
   // SEIR's mirror optimum: the likelihood-ratio distance (Gaussian profile likelihood for least
   // squares); inside the 95 % region (Δ ln L < χ²₁(0.95)/2 = 1.92) the data do not tell the latent
@@ -653,7 +653,7 @@ function runFit(inp: EpiInput, ctx: SolverContext): SolverOutput {
   let mirrorInside = false;
   if (fitted.alternative) {
     const a = fitted.alternative;
-    const dLogLik = poisson ? a.f - fitted.f : 0.5 * D * Math.log(a.f / fitted.f);
+    const dLogLik = poisson ? a.f - fitted.f : 0.5 * D * Math.log(Math.max(a.f, TINY) / Math.max(fitted.f, TINY));
     const ae = Array.from(a.theta, Math.exp);
     alternative = { beta: ae[0], gamma: ae[1], sigma: ae[2], I0: ae[3], R0: ae[0] / ae[1], logLik: logLik - dLogLik, deltaLogLik: dLogLik };
     mirrorInside = dLogLik < HALF_CHI2_95;
