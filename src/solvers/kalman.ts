@@ -79,7 +79,7 @@ function seriesWidth(v: SeriesIn): { width: number; bad?: number } {
 }
 
 function shapeOf(m: MatIn): [number, number] {
-  return typeof m === 'number' ? [1, 1] : [m.length, m[0].length];
+  return typeof m === 'number' ? [1, 1] : [m.length, m[0]?.length ?? 0];
 }
 
 const SIMULATED_ONLY = ['steps', 'seed'] as const;
@@ -126,6 +126,10 @@ const input = z.strictObject({
     }
     return false;
   };
+  // an empty matrix or row is already an issue of the field's own schema (zod runs this check
+  // anyway): nothing here may read its shape
+  const empty = (x: unknown) => Array.isArray(x) && (x.length === 0 || x.some((r) => !Array.isArray(r) || r.length === 0));
+  if (['F', 'H', 'Q', 'R', 'P0', 'B'].some((k) => empty(rec[k]))) return;
   if (['F', 'H', 'Q', 'R', 'P0', 'B'].some((k) => ragged(k, rec[k] as MatIn | undefined))) return;
   if (user && USER_REQUIRED.some((k) => rec[k] === undefined)) return;
   const F = v.F ?? DEFAULTS.F, H = v.H ?? DEFAULTS.H, Q = v.Q ?? DEFAULTS.Q, R = v.R ?? DEFAULTS.R;
