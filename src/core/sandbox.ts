@@ -41,7 +41,7 @@ export const DEFAULT_MAX_LENGTH = 1000;
 export const HARD_MAX_LENGTH = 10_000;
 export const MAX_NODES = 400;
 /** the node limit a caller may raise `maxNodes` to (4 KB expressions: objectives, ODE right-hand sides) */
-export const HARD_MAX_NODES = 4000;
+export const HARD_MAX_NODES = 4096;
 /** bracket nesting, checked before parsing */
 export const MAX_DEPTH = 40;
 /** AST depth (a left-deep chain such as a long sum counts one level per term) */

@@ -3,9 +3,11 @@
 // body here and nowhere else.
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { parse as parseQs } from 'node:querystring';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import type { App } from '../ops/types.ts';
-import type { Operation, RawReply } from '../ops/types.ts';
+import type { EventFrame, EventStreamReply, Operation, RawReply } from '../ops/types.ts';
 import { SvcError, type ErrorCode } from '../core/errors.ts';
+import { parseJsonBody } from '../core/json.ts';
 import { asSvcError, bearerOf, invoke, resolveCaller, type InvokeBase } from '../ops/invoke.ts';
 import { jsonSchemaOf } from '../ops/schema.ts';
 import { buildOpenApi, renderReferencePage } from './openapi.ts';
@@ -52,6 +54,12 @@ export function sendError(reply: FastifyReply, err: unknown, log?: (e: unknown) 
   return reply.code(r.status).type('application/json; charset=utf-8').send(r.body);
 }
 
+/** A Fastify route path as a regular expression over request paths (`:param` is one segment, `*` the rest). */
+function routePattern(url: string): RegExp {
+  const esc = url.split(/(:[A-Za-z0-9_]+|\*)/).map((p) => (p === '*' ? '.*' : p.startsWith(':') ? '[^/]+' : p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))).join('');
+  return new RegExp(`^${esc}/?$`);
+}
+
 /** Query strings are strings: coerce them to the types the operation's JSON Schema declares. */
 function coerceQuery(query: Record<string, unknown>, schema: Record<string, any>): Record<string, unknown> {
   const props: Record<string, any> = schema?.properties ?? {};
@@ -82,6 +90,38 @@ function isRaw(x: unknown): x is RawReply {
   return !!x && typeof x === 'object' && (x as any).raw === true && 'body' in (x as any);
 }
 
+function isEventStream(x: unknown): x is EventStreamReply {
+  return !!x && typeof x === 'object' && (x as any).raw === true && 'events' in (x as any);
+}
+
+/** The response headers of every Server-Sent-Events answer: not cached, not transformed, not
+ * buffered by a reverse proxy (nginx reads x-accel-buffering). */
+const EVENT_STREAM_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' };
+
+/** One event in the text/event-stream wire format (WHATWG HTML §9.2.6). */
+export function encodeEventFrame(f: EventFrame): string {
+  let s = '';
+  if (f.comment !== undefined) for (const line of f.comment.split('\n')) s += `: ${line}\n`;
+  if (f.retry !== undefined) s += `retry: ${f.retry}\n`;
+  if (f.id !== undefined) s += `id: ${f.id}\n`;
+  if (f.event !== undefined) s += `event: ${f.event}\n`;
+  if (f.data !== undefined) for (const line of f.data.split('\n')) s += `data: ${line}\n`;
+  return s + '\n';
+}
+
+/** Answers with an event stream: its frames are encoded as they come; when the client goes away
+ * the stream is destroyed, which tells its producer (src/live/sse.ts). */
+function sendEventStream(reply: FastifyReply, events: Readable): FastifyReply {
+  const body = new Transform({
+    writableObjectMode: true,
+    transform(frame: EventFrame, _enc, cb) { cb(null, encodeEventFrame(frame)); },
+  });
+  pipeline(events, body, () => { /* ended, or cut short by the client: the producer knows */ });
+  reply.raw.once('close', () => { if (!events.destroyed) events.destroy(); });
+  reply.headers(EVENT_STREAM_HEADERS);
+  return reply.code(200).send(body);
+}
+
 export async function buildHttp(app: App, opts: HttpOptions = {}): Promise<FastifyInstance> {
   const fastify = Fastify({
     logger: opts.logger ? { level: process.env.LOG_LEVEL || 'info' } : false,
@@ -96,12 +136,35 @@ export async function buildHttp(app: App, opts: HttpOptions = {}): Promise<Fasti
   });
 
   // RFC 6749 token endpoints post forms; everything else is JSON.
+  // JSON with a nesting-depth limit (src/core/json.ts); an empty body is no body
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = body as string;
+    if (text === '') { const e: any = new Error('Body cannot be empty when content-type is set to \'application/json\''); e.code = 'FST_ERR_CTP_EMPTY_JSON_BODY'; e.statusCode = 400; return done(e, undefined); }
+    try { done(null, parseJsonBody(text)); } catch (e) { done(e as Error, undefined); }
+  });
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     try { done(null, parseQs(body as string)); } catch (e) { done(e as Error, undefined); }
   });
 
   fastify.setErrorHandler((err, req, reply) => {
     sendError(reply, err, (e) => req.log.error({ err: e }, 'unhandled error'));
+  });
+  // A known path asked with a method it does not take is 405 with Allow (RFC 9110 §15.5.6), not
+  // 404: the router answers only for the methods registered, so the paths are kept here too.
+  const routes: { method: string; re: RegExp }[] = [];
+  fastify.addHook('onRoute', (r) => {
+    for (const m of ([] as string[]).concat(r.method as string | string[])) routes.push({ method: m.toUpperCase(), re: routePattern(r.url ?? r.path) });
+  });
+  // before the body is read: a method Fastify reads bodies for (QUERY) would be refused for its
+  // missing Content-Type first
+  fastify.addHook('onRequest', async (req, reply) => {
+    if (!req.is404) return;
+    const path = req.url.split('?')[0];
+    const allow = [...new Set(routes.filter((r) => r.re.test(path)).map((r) => r.method))].sort();
+    if (!allow.length) return;
+    reply.header('allow', allow.join(', '));
+    return sendError(reply, new SvcError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`));
   });
   fastify.setNotFoundHandler((req, reply) => {
     sendError(reply, new SvcError('NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`));
@@ -190,6 +253,7 @@ function registerOperation(fastify: FastifyInstance, app: App, op: Operation): v
         raw = { ...((body as Record<string, unknown>) ?? {}), ...params };
       }
       const out = await invoke(app, op, raw, requestBase(req, reply, caller, bearer));
+      if (isEventStream(out)) return sendEventStream(reply, out.events);
       if (isRaw(out)) {
         if (out.headers) reply.headers(out.headers);
         return reply.code(out.status ?? 200).send(out.body);

@@ -11,6 +11,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest } fr
 import type { App, Operation } from '../ops/types.ts';
 import type { Caller } from '../core/caller.ts';
 import { SvcError, isSvcError } from '../core/errors.ts';
+import { MAX_JSON_DEPTH, parseJsonBody } from '../core/json.ts';
 import { bearerOf, invoke, resolveCaller, type InvokeBase } from '../ops/invoke.ts';
 import { jsonSchemaOf } from '../ops/schema.ts';
 
@@ -182,14 +183,16 @@ export async function registerMcp(fastify: FastifyInstance, app: App): Promise<v
     scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
       if (text === '') return done(null, undefined);
-      try { done(null, JSON.parse(text as string)); } catch { done(null, PARSE_ERROR); }
+      try { done(null, parseJsonBody(text as string)); } catch (e) { done(null, isSvcError(e) ? TOO_DEEP : PARSE_ERROR); }
     });
     const guarded = async (req: FastifyRequest, reply: FastifyReply) => {
-      if (req.body === PARSE_ERROR) {
+      if (req.body === PARSE_ERROR || req.body === TOO_DEEP) {
         // the Host/Origin check comes first, as for every MCP request
         const host = hostnameOf(String(req.headers.host ?? ''), false);
         if (!host || !hosts.has(host)) return rpcError(reply, 403, -32000, `Invalid Host header: ${req.headers.host ?? '(none)'}`);
-        return rpcError(reply, 400, -32700, 'Parse error: the body is not valid JSON');
+        return req.body === TOO_DEEP
+          ? rpcError(reply, 400, -32600, `Invalid Request: the body is nested deeper than ${MAX_JSON_DEPTH} levels`)
+          : rpcError(reply, 400, -32700, 'Parse error: the body is not valid JSON');
       }
       return handle(req, reply);
     };
@@ -201,3 +204,5 @@ export async function registerMcp(fastify: FastifyInstance, app: App): Promise<v
 
 /** marks a request body that was not valid JSON */
 const PARSE_ERROR: unique symbol = Symbol('svc.mcp.parse-error');
+/** marks a request body nested past the JSON depth limit */
+const TOO_DEEP: unique symbol = Symbol('svc.mcp.too-deep');

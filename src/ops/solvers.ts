@@ -17,7 +17,10 @@ import type { SealJob } from '../services/seal-batch.ts';
 
 const finiteNumber = z.number().finite();
 /** the request fields every solver takes besides its own (DESIGN §10) */
-export const COMMON_KEYS = ['operators', 'inputs', 'consts', 'domain', 'query', 'sample'];
+export const COMMON_KEYS = ['operators', 'inputs', 'consts', 'domain', 'query', 'sample', 'acceptOutOfBound'];
+
+const acceptOutOfBoundField = () => z.boolean().optional()
+  .describe('seal a result whose precision check fails (precision.withinBound false) instead of refusing it with 422 PRECISION_REFUSED');
 
 function commonFields() {
   return {
@@ -29,10 +32,18 @@ function commonFields() {
     domain: z.string().max(120).optional().describe("domain label; must match the solver's domain if given"),
     query: z.string().max(2000).optional().describe('natural-language description, kept in the receipt'),
     folder: folderField.describe('folder the receipt is filed in (default "default")'),
-    sample: z.number().int().min(2).max(2000).optional().describe('downsample series to this many points'),
+    sample: z.number().int().min(2).max(2000).optional().describe('downsample series to this many points (only for results that have series)'),
+    acceptOutOfBound: acceptOutOfBoundField(),
   };
 }
 
+
+/** A solver whose body has its own `operators`/`inputs` (closedform, protect) takes `folder` and
+ * `acceptOutOfBound` besides its own fields. */
+function ownWithFolder(own: any): z.ZodType {
+  const shape = shapeOf(own);
+  return own.extend({ ...('folder' in shape ? {} : { folder: folderField }), acceptOutOfBound: acceptOutOfBoundField() });
+}
 
 /** The op schema of a solver: its own fields plus the common fields, with `inputs` merged
  * under the top-level fields before validation (unknown input keys are refused, listing the
@@ -40,9 +51,7 @@ function commonFields() {
 export function solverInputSchema(ls: LoadedSolver): z.ZodType {
   const own = ls.descriptor.input as any;
   const ownShape = shapeOf(own);
-  if (ls.noCommonFields) {
-    return 'folder' in ownShape ? own : own.extend({ folder: folderField });
-  }
+  if (ls.noCommonFields) return ownWithFolder(own);
   const common = commonFields();
   const extended = own.extend(Object.fromEntries(Object.entries(common).filter(([k]) => !(k in ownShape))));
   const accepted = Object.keys(ownShape);
@@ -104,6 +113,7 @@ interface PreparedSolverInput {
   query?: string;
   folder?: string;
   sample?: number;
+  acceptOutOfBound?: boolean;
   seed: number;
 }
 
@@ -117,20 +127,28 @@ function prepareSolverInput(ls: LoadedSolver, input: Record<string, any>): Prepa
   const ownShape = shapeOf(d.input);
   let own: Record<string, any>;
   let extraOps: string[] | undefined, consts: Record<string, number> | undefined, domain: string | undefined;
-  let query: string | undefined, folder: string | undefined, sample: number | undefined;
+  let query: string | undefined, folder: string | undefined, sample: number | undefined, acceptOutOfBound: boolean | undefined;
   if (ls.noCommonFields) {
-    ({ folder, ...own } = input);
+    ({ folder, acceptOutOfBound, ...own } = input);
   } else {
-    const { operators: o, inputs: _inputs, consts: c, domain: dm, query: qy, folder: f, sample: sm, ...rest } = input;
-    extraOps = o; consts = c; domain = dm; query = qy; folder = f; sample = sm;
+    const { operators: o, inputs: _inputs, consts: c, domain: dm, query: qy, folder: f, sample: sm, acceptOutOfBound: ab, ...rest } = input;
+    extraOps = o; consts = c; domain = dm; query = qy; folder = f; sample = sm; acceptOutOfBound = ab;
     own = rest;
     for (const k of COMMON_KEYS) if (k in ownShape && input[k] !== undefined) own[k] = input[k];
   }
   if (domain !== undefined && domain.trim().toLowerCase() !== d.domain.toLowerCase()) {
     throw new SvcError('INVALID_INPUT', `domain '${domain}' does not match this solver's domain '${d.domain}'`, { issues: [{ path: 'domain', message: `must be '${d.domain}'` }] });
   }
+  // solvers take no constants: consts belongs to the operator catalog (svc_compute, svc_unified),
+  // and a key here would be echoed in the receipt without any effect (DESIGN §9)
+  const constKeys = Object.keys(consts ?? {});
+  if (constKeys.length) {
+    throw new SvcError('INVALID_INPUT', `consts.${constKeys[0]}: the ${d.name} solver has no constants to override (consts applies to svc_compute and svc_unified); nothing would use it`, {
+      issues: constKeys.map((k) => ({ path: `consts.${k}`, message: 'has no effect on this solver' })),
+    });
+  }
   const seed = typeof own.seed === 'number' ? own.seed >>> 0 : derivedSeed(own);
-  return { own, extraOps, consts, query, folder, sample, seed };
+  return { own, extraOps, consts, query, folder, sample, acceptOutOfBound, seed };
 }
 
 /** The seal job of a solver output (the response body, operator chain, value and unit), refusing
@@ -143,6 +161,16 @@ function buildSolverJob(ls: LoadedSolver, p: PreparedSolverInput, output: Solver
       details: { value: null, ...(output.stability ? { stability: output.stability } : {}) },
     });
   }
+  // a result that fails its own check is refused, not sealed, unless the caller asked for it
+  if (!output.precision.withinBound && !p.acceptOutOfBound) {
+    const pr = output.precision;
+    throw new SvcError('PRECISION_REFUSED', `the ${d.name} result failed its own check: error ${fmtPct(pr.errorPct)} against a bound of ${fmtPct(pr.boundPct)} (${pr.reference}); nothing was sealed or charged. Send acceptOutOfBound: true to have it sealed with withinBound: false`, {
+      details: { errorPct: pr.errorPct, boundPct: pr.boundPct, reference: pr.reference, ...(pr.referenceValue !== undefined ? { referenceValue: pr.referenceValue } : {}), ...(pr.certificate ? { certificate: pr.certificate } : {}), value: output.value },
+    });
+  }
+  if (p.sample !== undefined && !output.series && !('sample' in shapeOf(d.input))) {
+    throw new SvcError('INVALID_INPUT', `sample: this ${d.name} result has no series to downsample`, { issues: [{ path: 'sample', message: 'has no effect: the result has no series' }] });
+  }
   const chain = [...d.operators];
   for (const op of p.extraOps ?? []) if (!chain.includes(op)) chain.push(op);
   const body: Record<string, unknown> = { result: extraResult ? { ...output.result, ...extraResult } : output.result };
@@ -154,8 +182,11 @@ function buildSolverJob(ls: LoadedSolver, p: PreparedSolverInput, output: Solver
   body.input = p.own;
   if (p.consts) body.consts = p.consts;
   if (p.query) body.query = p.query;
+  if (p.acceptOutOfBound) body.acceptOutOfBound = true;
   return { solver: d.name, domain: d.domain, method: output.method ?? d.method, operators: chain, version: 2, value: output.value, unit: d.unit, body };
 }
+
+const fmtPct = (x: number) => `${Number.isFinite(x) ? Number(x.toPrecision(3)) : x} %`;
 
 /** Runs a solver on an already validated input for instant `now` and builds its seal job (the
  * response body, operator chain, value and unit), refusing non-finite output. Shared by the
@@ -251,7 +282,7 @@ export function solverJsonSchema(ls: LoadedSolver): Record<string, unknown> {
   const own = ls.descriptor.input as any;
   const ownShape = shapeOf(own);
   const schema = ls.noCommonFields
-    ? ('folder' in ownShape ? own : own.extend({ folder: folderField }))
+    ? ownWithFolder(own)
     : own.extend(Object.fromEntries(Object.entries(commonFields()).filter(([k]) => !(k in ownShape))));
   return toJsonSchema(schema);
 }

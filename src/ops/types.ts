@@ -1,6 +1,7 @@
 // One declaration per operation (DESIGN §4). From an Operation the node derives the Fastify
 // route, the MCP tool (when `tool` is set), the OpenAPI path and the svc_api_catalog entry.
 // MCP arguments and the HTTP JSON body are the same object.
+import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Db } from '../store/db.ts';
@@ -77,6 +78,25 @@ export interface RawReply {
   body: string | Buffer | NodeJS.ReadableStream;
 }
 
+/** One server-sent event, transport-neutral: src/http/server.ts writes it as `: comment`,
+ * `retry:`, `id:`, `event:` and `data:` lines (in that order, each when present) and a blank line. */
+export interface EventFrame {
+  comment?: string;
+  retry?: number;
+  id?: number;
+  event?: string;
+  /** one line of text (JSON) */
+  data?: string;
+}
+
+/** A handler returns this to answer with a live feed (an SSE endpoint; never a tool): `events` is
+ * an object-mode Readable of EventFrames (src/live/sse.ts) that ends when the feed ends. The HTTP
+ * layer answers `text/event-stream` with it and destroys it when the client goes away. */
+export interface EventStreamReply {
+  raw: true;
+  events: Readable;
+}
+
 export interface Operation<S extends z.ZodType = z.ZodType> {
   /** stable internal id, 'area.verb' */
   id: string;
@@ -106,6 +126,13 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
   bodyLimit?: number;
   /** JSON Schema of the input when it cannot be derived from `input` (preprocessed schemas) */
   jsonSchema?: Record<string, unknown>;
+  /** media types of a success answer when it is not JSON (OpenAPI; default application/json) */
+  produces?: string[];
+  /** success statuses when not 200 (OpenAPI; a redirect answers 308) */
+  successStatus?: number[];
+  /** may answer 503 UPSTREAM_UNAVAILABLE: it depends on an upstream (literature sources, the
+   * store's LISTEN, a node that is shutting down) */
+  upstream?: boolean;
   /** hidden from svc_api_catalog and OpenAPI (never used for public operations) */
   hidden?: boolean;
   /** the query string is not input: it is ignored, not refused (hosted pages, whose own scripts

@@ -359,7 +359,7 @@ export function compileSystem(exprs: string[], vars: string[], params: Record<st
     const label = opts.names?.[index] ?? index;
     let safe;
     try {
-      safe = compileSafe(text, { maxLength: opts.maxLength ?? 4096, maxNodes: 4000 });
+      safe = compileSafe(text, { maxLength: opts.maxLength ?? 4096, maxNodes: 4096 });
     } catch (e: any) {
       throw refuse('INVALID_INPUT', `${field}[${label}]: ${e?.message ?? String(e)}`);
     }
