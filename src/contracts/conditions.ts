@@ -47,7 +47,9 @@ export type G =
   | { k: 'not'; a: G }
   | { k: 'and' | 'or'; a: G[] };
 
-export interface Atom { variable: string; stems: string[]; roles: string[]; negated: boolean }
+/** A fact of a condition: its variable, the stems of its words and of its action words (verbs
+ * and step nouns: "delivered", "delivery" → deliver), its parties, and its polarity. */
+export interface Atom { variable: string; stems: string[]; actions: string[]; roles: string[]; negated: boolean }
 
 export interface ParsedCondition {
   text: string;
@@ -221,6 +223,11 @@ export function contentWords(text: string): string[] {
 /** Stems of the words, verb forms and step nouns folded ("delivered", "delivery" → deliver). */
 export function stemsOf(words: string[]): string[] {
   return [...new Set(words.filter((w) => w.length > 1).map((w) => stem((Object.hasOwn(NOUN_VERB, w) ? NOUN_VERB[w] : undefined) ?? verbBase(w) ?? w)))];
+}
+
+/** Stems of the words that name an action (a verb form or a step noun), parties left out. */
+export function actionStems(words: string[]): string[] {
+  return stemsOf(words.filter((w) => !roleOf(w) && (Object.hasOwn(NOUN_VERB, w) || verbBase(w) !== undefined)));
 }
 
 export function roleOf(word: string): string | undefined {
@@ -470,7 +477,7 @@ function parseAtom(raw: string, ctx: Ctx): G | null {
   if (neg % 2 === 1) ctx.negated = true;
   const v = ctx.reg.bool(content.length ? content : ['condition'], ctx.names);
   ctx.names.add(v.name);
-  ctx.atoms.push({ variable: v.name, stems: v.stems, roles: v.roles, negated: neg % 2 === 1 });
+  ctx.atoms.push({ variable: v.name, stems: v.stems, actions: actionStems(content), roles: v.roles, negated: neg % 2 === 1 });
   const g: G = { k: 'var', name: v.name };
   return neg % 2 === 1 ? { k: 'not', a: g } : g;
 }
@@ -595,7 +602,7 @@ export function parseCondition(raw: string, negatedByMarker: boolean, reg: VarRe
     // nothing but words the parser does not read: one fact named from them
     const v = reg.bool(contentWords(text).length ? contentWords(text) : ['condition'], new Set());
     tree = negatedByMarker ? { k: 'not', a: { k: 'var', name: v.name } } : { k: 'var', name: v.name };
-    ctx.atoms.push({ variable: v.name, stems: v.stems, roles: v.roles, negated: negatedByMarker });
+    ctx.atoms.push({ variable: v.name, stems: v.stems, actions: actionStems(contentWords(text)), roles: v.roles, negated: negatedByMarker });
   }
   const variables = variablesOf(tree);
   const { min, max } = timeBounds(tree);

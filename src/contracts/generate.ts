@@ -446,7 +446,7 @@ export function generateDefinition(query: string): GeneratedContract {
     const roleOfStep = (step: Step) => step.subject.map(roleOf).find((r) => !!r);
 
     // 1. the happy path: the positive steps in order
-    interface Built { idx: number; from: string; tr: TransitionDef; stems: Set<string>; verbStem: string | null }
+    interface Built { idx: number; from: string; tr: TransitionDef; stems: Set<string>; role?: string }
     const built: Built[] = [];
     let prev = initial;
     steps.forEach((x, idx) => {
@@ -499,7 +499,7 @@ export function generateDefinition(query: string): GeneratedContract {
       }
       const role = roleOfStep(step);
       recognised.steps.push({ state: name, transition: tr.name, from: prev, text: clause.text, ...(role ? { role } : {}) });
-      built.push({ idx, from: prev, tr, stems: new Set(stemsOf([...(step.verb ? [step.verb] : []), ...step.object, ...step.subject])), verbStem: step.verb ? stemsOf([step.verb])[0] : null });
+      built.push({ idx, from: prev, tr, stems: new Set(stemsOf([...(step.verb ? [step.verb] : []), ...step.object, ...step.subject])), role });
       prev = name;
     });
     let terminalHappy = prev;
@@ -522,8 +522,10 @@ export function generateDefinition(query: string): GeneratedContract {
         // the window is the failure itself, so the branch needs no variable, and the window closes
         // for the step too
         const atom = c.window?.kind === 'timeout' && c.atoms.length === 1 && c.atoms[0].negated ? c.atoms[0] : null;
-        const refers = atom && [...before.reverse(), ...after].find((b) => b.verbStem !== null && atom.stems.includes(b.verbStem)
-          && atom.stems.every((s) => b.stems.has(s) || atom.roles.some((r) => stemsOf([r])[0] === s)));
+        // the step names the fact's action ("not delivered" and "the buyer confirms delivery"),
+        // and no other party than the fact's
+        const refers = atom && atom.actions.length ? [...before].reverse().concat(after).find((b) => atom.actions.every((s) => b.stems.has(s))
+          && (!atom.roles.length || !b.role || atom.roles.includes(b.role))) : undefined;
         const shared = built.find((b) => c!.variables.some((v) => new RegExp(`\\b${v}\\b`).test(b.tr.guard ?? '')));
         if (refers && atom) {
           from = refers.from;
@@ -555,7 +557,7 @@ export function generateDefinition(query: string): GeneratedContract {
           assumptions.push(`"${c.text}" waits for a fact after the last step: added step '${tr.name}' from '${terminalHappy}' to '${name}', guarded by ${atom.variable}`);
           from = terminalHappy;
           why = `the timeout of '${tr.name}'`;
-          built.push({ idx: Infinity, from, tr, stems: new Set(atom.stems), verbStem: fact.verb ? stemsOf([fact.verb])[0] : null });
+          built.push({ idx: Infinity, from, tr, stems: new Set(atom.stems) });
           terminalHappy = name;
         } else {
           from = before.at(-1)?.from ?? initial;
