@@ -86,3 +86,14 @@ test('grid with N = 3 and the default chords adapts the default (a triangle has 
   const given = await t.call('POST', '/api/svc/grid', { N: 3, chords: 1 }, m.apiKey);
   assert.equal(given.status, 400, 'a chords value the caller gives is checked as given');
 });
+
+test('kalman with empty matrices is a 400 over HTTP and an INVALID_INPUT result over MCP, never a TypeError', async () => {
+  const body = { F: [], H: [], Q: [], R: [] };
+  const r = await t.call('POST', '/api/svc/kalman', body, m.apiKey);
+  assert.equal(r.status, 400, r.text);
+  assert.equal(r.body.code, 'INVALID_INPUT');
+  const viaMcp = await t.tool('svc_kalman', body, m.apiKey);
+  assert.equal(viaMcp.isError, true);
+  assert.equal(viaMcp.body.code, 'INVALID_INPUT');
+  assert.doesNotMatch(JSON.stringify(viaMcp.body), /TypeError|Cannot read/);
+});
