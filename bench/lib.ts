@@ -3,8 +3,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 
-export async function startChild(script: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; info: any }> {
-  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startChild(script: string, env: Record<string, string> = {}, execArgv: string[] = []): Promise<{ child: ChildProcess; info: any }> {
+  const child = spawn(process.execPath, [...execArgv, script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const info = await new Promise<any>((resolve, reject) => {
     let buf = '';
     child.stdout!.on('data', (d) => {

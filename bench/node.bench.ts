@@ -2,29 +2,50 @@
 // the same JSON, in one run on this machine. Prints throughput, p50/p99 latency and the ratio.
 // Target: sealed throughput at least 30 % of the bare route on the embedded store. For comparison
 // it also measures a node with PGlite on the event loop (SVC_PGLITE_THREAD=0, the earlier design).
+//
+// Issue 19 ("Fair under abuse"): the load comes from one machine over 32 connections. A node runs
+// one solver job per machine at a time by default (SVC_MACHINE_CONCURRENCY=1), which would measure
+// the fair queue instead of the seal path, so this bench's node lets one machine run 32 at once.
+// It also prints the node's resident memory: idle (started, one sealed call made, settled) and the
+// peak under the 32-connection sealed load, against the targets (idle <= 250 MiB, load <= 600 MiB).
+// The node runs with the flags `npm start` gives it (package.json).
 import { startChild, load, fmt } from './lib.ts';
+import { rssBytes } from './load-lib.ts';
 
 const DURATION = Number(process.env.BENCH_SECONDS || 10);
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS || 8);
+const NODE_ARGV = ['--max-semi-space-size=16'];
+const SINGLE_TENANT = { SVC_LOG: '0', SVC_MACHINE_CONCURRENCY: '32', SVC_MACHINE_QUEUE: '1000' };
 const here = new URL('.', import.meta.url).pathname;
-const node = await startChild(here + 'node_server.ts', { SVC_LOG: '0' });
+const mib = (b: number) => (b / 2 ** 20).toFixed(0);
+
+const node = await startChild(here + 'node_server.ts', SINGLE_TENANT, NODE_ARGV);
 const bare = await startChild(here + 'bare_server.ts', { SAMPLE_JSON: JSON.stringify(node.info.sample) });
 const body = JSON.stringify({ health: 'up' });
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${node.info.key}` };
 try {
+  // idle: started, one sealed call made (node_server), then left alone
+  await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+  const idle = rssBytes(node.child.pid!);
   await load({ url: bare.info.url + '/api/svc/protect', method: 'POST', headers, body, duration: 2 });
+  let peak = 0;
+  const sampler = setInterval(() => { peak = Math.max(peak, rssBytes(node.child.pid!)); }, 200);
   await load({ url: node.info.url + '/api/svc/protect', method: 'POST', headers, body, duration: 2 });
   const b = await load({ url: bare.info.url + '/api/svc/protect', method: 'POST', headers, body, duration: DURATION });
   const s = await load({ url: node.info.url + '/api/svc/protect', method: 'POST', headers, body, duration: DURATION });
+  clearInterval(sampler);
+  peak = Math.max(peak, rssBytes(node.child.pid!));
   console.log(`node.bench: bare Fastify route   ${fmt(b.rps, 0)} req/s  p50 ${b.p50} ms  p99 ${b.p99} ms  (non-2xx ${b.non2xx})`);
   console.log(`node.bench: sealed svc_protect   ${fmt(s.rps, 0)} req/s  p50 ${s.p50} ms  p99 ${s.p99} ms  (non-2xx ${s.non2xx}, errors ${s.errors})`);
   console.log(`node.bench: sealed / bare = ${fmt((100 * s.rps) / b.rps)} %  (target >= 30 %)`);
+  console.log(`node.bench: RSS idle ${mib(idle)} MiB (target <= 250 MiB) ${idle <= 250 * 2 ** 20 ? 'met' : 'NOT MET'}; peak under the 32-connection sealed load ${mib(peak)} MiB (target <= 600 MiB) ${peak <= 600 * 2 ** 20 ? 'met' : 'NOT MET'}`);
   const v = await fetch(node.info.url + '/api/chain/verify', { headers }).then((r) => r.json()) as any;
   console.log(`node.bench: chain after the run: ${v.length} entries, valid=${v.valid}`);
 } finally {
   node.child.kill('SIGTERM');
   bare.child.kill('SIGTERM');
 }
-const inLoop = await startChild(here + 'node_server.ts', { SVC_LOG: '0', SVC_PGLITE_THREAD: '0' });
+const inLoop = await startChild(here + 'node_server.ts', { ...SINGLE_TENANT, SVC_PGLITE_THREAD: '0' }, NODE_ARGV);
 try {
   const h = { ...headers, authorization: `Bearer ${inLoop.info.key}` };
   await load({ url: inLoop.info.url + '/api/svc/protect', method: 'POST', headers: h, body, duration: 2 });

@@ -13,6 +13,7 @@ import { SolverPool } from './solvers/engine/pool.ts';
 import { randomToken } from './core/ids.ts';
 import { KeyCache } from './services/key-cache.ts';
 import { loadOrCreateSigningKey } from './services/keys.ts';
+import { trimWhenIdle } from './core/memory.ts';
 
 
 /** The store procedures the node registers (src/store/db.ts runs them next to the store). */
@@ -61,6 +62,9 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
   app.beforeClose.push(() => pool.rejectWaiting());
   sealer.signer = { kid: app.signingKey.kid, privateKey: app.signingKey.privateKey };
   app.operations = await loadOperations(app);
+  // start-up garbage (module sources, schemas, the catalog) and bursts of load grow the main
+  // thread's heap: give it back once started and whenever the node idles (docs/node.md, "Memory")
+  app.onClose.push(trimWhenIdle());
   return app;
 }
 

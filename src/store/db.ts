@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import v8 from 'node:v8';
 
 export interface Queryable {
   query<T = Record<string, any>>(sql: string, params?: unknown[]): Promise<T[]>;
@@ -36,6 +37,7 @@ export async function openDb(opts: { databaseUrl: string | null; dataDir: string
 
 async function openPglite(dataDir: string, procs: ProcedureModules): Promise<Db> {
   if (process.env.SVC_PGLITE_THREAD !== '0') return openPgliteThread(dataDir, procs);
+  wasmWithoutTierUp();
   const { PGlite } = await import('@electric-sql/pglite');
   let pg: InstanceType<typeof PGlite>;
   if (dataDir === ':memory:') pg = new PGlite({ loadDataDir: await migratedTemplate(PGlite) });
@@ -72,6 +74,19 @@ async function openPglite(dataDir: string, procs: ProcedureModules): Promise<Db>
   };
 }
 
+/** PGlite is 9 MB of WebAssembly. V8 compiles it first with its baseline compiler (Liftoff) and
+ * recompiles hot functions with TurboFan; both copies and the recompilation took ~450 MB of RSS on
+ * the first thousand queries (measured: 350 → 800 MB). Compiling each function once, lazily, with
+ * TurboFan (`--no-liftoff`) keeps the store at ~300 MB with the same query speed. The flag is
+ * process-wide and read when a module is compiled, so it is set before PGlite starts (docs/node.md,
+ * "Memory"). */
+function wasmWithoutTierUp(): void {
+  v8.setFlagsFromString('--no-liftoff');
+}
+
+/** the young generation of the store's thread, MB (see openPgliteThread) */
+const STORE_THREAD_YOUNG_MB = 16;
+
 /** The embedded store in its own worker thread (src/store/pglite-thread.ts): the same PGlite,
  * reached by messages, so its WebAssembly runs beside the event loop instead of on it. The
  * thread keeps the process alive only while a statement is in flight. `SVC_PGLITE_THREAD=0` runs
@@ -88,7 +103,10 @@ async function openPgliteThread(dataDir: string, procs: ProcedureModules): Promi
     mkdirSync(join(dataDir, 'pgdata'), { recursive: true });
     workerData = { dataDir: join(dataDir, 'pgdata'), procedures: procs };
   }
-  const worker = new Worker(new URL('./pglite-thread.ts', import.meta.url), { workerData, transferList });
+  wasmWithoutTierUp();
+  // the seal batch runs in this thread too (receipts, canonical JSON, signatures): a young
+  // generation left to grow reached ~100 MB under sealing load; a smaller one costs little
+  const worker = new Worker(new URL('./pglite-thread.ts', import.meta.url), { workerData, transferList, resourceLimits: { maxYoungGenerationSizeMb: STORE_THREAD_YOUNG_MB } });
   const pending = new Map<number, { resolve: (rows: any) => void; reject: (e: unknown) => void }>();
   const channels = new Map<string, Set<(payload: string) => void>>();
   let nextId = 1;

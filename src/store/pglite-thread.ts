@@ -13,12 +13,17 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { procedure, type Queryable } from './db.ts';
+import { collectGarbage } from '../core/memory.ts';
 
 interface Msg { id: number; op: string; sql?: string; params?: unknown[]; tx?: number; commit?: boolean; channel?: string; name?: string; args?: unknown }
 
 const port = parentPort!;
 const init = workerData as { dataDir?: string; template?: ArrayBuffer; procedures: Record<string, string> };
-const pg = init.template ? new PGlite({ loadDataDir: new Blob([init.template]) }) : new PGlite(init.dataDir!);
+// PostgreSQL's shared buffers live in PGlite's WebAssembly memory and are touched at start-up:
+// the default 128 MB was a third of an idle node's RSS. The data files are in the OS page cache
+// anyway (PGlite's NODEFS), so a smaller pool costs little (docs/node.md, "Memory").
+const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+const pg = init.template ? new PGlite({ loadDataDir: new Blob([init.template]), startParams }) : new PGlite(init.dataDir!, { startParams });
 
 /** the error fields the node reads (SQLSTATE `code` and PostgreSQL's diagnostics) */
 const ERROR_FIELDS = ['name', 'message', 'code', 'severity', 'detail', 'hint', 'position', 'where', 'schema', 'table', 'column', 'dataType', 'constraint'];
@@ -126,6 +131,13 @@ port.on('message', (m: Msg) => {
 });
 
 pg.waitReady.then(
-  () => port.postMessage({ ready: true }),
+  () => {
+    // a fresh data directory ran initdb in a second PGlite instance in this thread: its memory
+    // (a 128 MB+ WebAssembly heap) is garbage now, and an idle thread would keep it; the
+    // migrations that follow add more, so collect again once they are likely done
+    collectGarbage();
+    setTimeout(collectGarbage, 5000).unref();
+    port.postMessage({ ready: true });
+  },
   (e) => port.postMessage({ ready: false, error: errorOf(e) }),
 );
