@@ -8,7 +8,7 @@ import type { Clock } from '../core/clock.ts';
 import type { Caller } from '../core/caller.ts';
 import type { Sealer } from '../services/sealer.ts';
 import type { KeyCache } from '../services/key-cache.ts';
-import type { SigningKey } from '../services/keys.ts';
+import type { DeploymentKey, SigningKey } from '../services/keys.ts';
 import type { SolverPool } from '../solvers/engine/pool.ts';
 
 export type { Caller };
@@ -23,6 +23,13 @@ export interface App {
   keyCache: KeyCache;
   /** the deployment's Ed25519 signing key (loaded or created at start-up) */
   signingKey: SigningKey;
+  /** the checkpoint origin of the deployment's log (`<host[:port]>/log` of the first node's SVC_BASE_URL) */
+  logOrigin: string;
+  /** the log's Ed25519 note key (checkpoints) and the ECDSA P-256 attestation key, current ones */
+  logKey: DeploymentKey;
+  attestKey: DeploymentKey;
+  /** re-reads the current keys from the store (after a rotation, on this or another node) */
+  reloadKeys(): Promise<void>;
   operations: Operation[];
   nodeId: string;
   startedAt: string;

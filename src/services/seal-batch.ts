@@ -13,6 +13,8 @@ import type { Queryable } from '../store/db.ts';
 import { buildEntries, payloadHash } from './chain.ts';
 import { canonicalJson } from '../core/canonical.ts';
 import { sign as ed25519Sign, type KeyObject } from 'node:crypto';
+import { receiptDigest } from '../core/tlog.ts';
+import { prepareAppend, writeLogParts, type LogAppend, type LogSigner } from './tlog.ts';
 
 /** The Ed25519 key that signs v3 receipts (DESIGN §7: RFC 8785 canonical JSON of the receipt). */
 export interface ReceiptSigner { kid: string; privateKey: KeyObject }
@@ -53,8 +55,20 @@ export interface SealJob {
 export type SealedResponse = Record<string, unknown> & {
   ok: true;
   svcProof: string;
-  receipt: { id: string; version: number; issuedAt: string; folder: string; chain: { seq: number; hash: string } };
+  receipt: {
+    id: string; version: number; issuedAt: string; folder: string; chain: { seq: number; hash: string };
+    /** the node's base URL and its JWKS (the keys that verify checkpoints, attestations, v3 signatures) */
+    issuer?: string; jwks_uri?: string;
+    /** hex SHA-256 of the canonical sealed body: the receipt's log entry (src/core/tlog.ts receiptDigest) */
+    digest?: string;
+    /** the receipt's place in the deployment's log, proved against a checkpoint signed in the same batch */
+    log?: ReceiptLog;
+  };
 };
+
+/** `receipt.log` (issue 20): the leaf index, the tree size of the checkpoint, the inclusion proof
+ * (base64 hashes, RFC 6962 §2.1.1 order) and the checkpoint as signed-note text. */
+export interface ReceiptLog { index: number; treeSize: number; inclusionProof: string[]; checkpoint: string }
 
 export const DEFAULT_FOLDER = 'default';
 
@@ -71,7 +85,12 @@ export function validateJob(job: SealJob): void {
 
 /** What sealing a batch needs besides the store: the instant, the allowance and the keys. It
  * crosses to the embedded store's thread with the jobs (the store procedure 'seal', registered by src/app.ts). */
-export interface SealEnv { tNow: number; tokensPerDay: number; proofKey: Buffer; signer: ReceiptSigner | null }
+export interface SealEnv {
+  tNow: number; tokensPerDay: number; proofKey: Buffer; signer: ReceiptSigner | null;
+  /** the log's checkpoint signer: every sealed receipt becomes a leaf (null: no log, unit tests only) */
+  log: LogSigner | null;
+  issuer: string; jwksUri: string;
+}
 
 /** A batch outcome as data (it crosses threads): the sealed response, or the refusal. */
 export type SealOutcome = { ok: true; response: SealedResponse } | { ok: false; error: { code: SvcError['code']; message: string; details?: Record<string, unknown> } };
@@ -104,6 +123,7 @@ export async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): P
   const issuedAt = new Date(tNow * 1000).toISOString();
   const outcomes: (SealedResponse | SvcError)[] = [];
   const receiptRows: unknown[][] = [];
+  const sealed: { response: SealedResponse; digest: Buffer; row: unknown[] }[] = [];
   for (const job of jobs) {
     const m = state.get(job.zid);
     if (!m) { outcomes.push(new SvcError('UNAUTHORIZED', 'the machine of this key no longer exists')); continue; }
@@ -138,20 +158,35 @@ export async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): P
     m.entries.push(entry);
     const response = {
       ...unsigned,
-      receipt: { id, version: job.version, issuedAt, folder, chain: { seq: entry.seq, hash: entry.hash } },
+      receipt: { id, version: job.version, issuedAt, folder, chain: { seq: entry.seq, hash: entry.hash }, ...(env.issuer ? { issuer: env.issuer, jwks_uri: env.jwksUri } : {}) },
       tokens: { cost: job.cost, remaining: m.left },
     } as unknown as SealedResponse;
-    if (env.signer) (response as Record<string, unknown>).signature = signReceipt(env.signer, response);
-    receiptRows.push([id, job.zid, folder, job.solver, job.version, svcProof, JSON.stringify(response), entry.seq]);
+    const digest = receiptDigest(response);
+    response.receipt.digest = digest.toString('hex');
+    sealed.push({ response, digest, row: [id, job.zid, folder, job.solver, job.version, svcProof, null, entry.seq] });
     outcomes.push(response);
   }
-  if (receiptRows.length) await writeSeals(q, today, state, receiptRows);
+  if (!sealed.length) return outcomes;
+  // the log: one append and one checkpoint signature for the whole batch
+  let append: LogAppend | null = null;
+  if (env.log) {
+    append = await prepareAppend(q, env.log, sealed.map((s) => s.digest));
+    sealed.forEach((s, i) => {
+      s.response.receipt.log = { index: append!.first + i, treeSize: append!.size, inclusionProof: append!.proofs[i].map((h) => h.toString('base64')), checkpoint: append!.checkpoint };
+    });
+  }
+  for (const s of sealed) {
+    if (env.signer) (s.response as Record<string, unknown>).signature = signReceipt(env.signer, s.response);
+    s.row[6] = JSON.stringify(s.response);
+    receiptRows.push(s.row);
+  }
+  await writeSeals(q, today, state, receiptRows, append);
   return outcomes;
 }
 
 /** Writes a batch's chain entries, machine updates and receipts in one statement (data-modifying
  * CTEs): one round trip to the store per batch instead of one per table and machine. */
-async function writeSeals(q: Queryable, today: string, state: Map<string, { left: number; seq: number; head: string; entries: ReturnType<typeof buildEntries> }>, receiptRows: unknown[][]): Promise<void> {
+async function writeSeals(q: Queryable, today: string, state: Map<string, { left: number; seq: number; head: string; entries: ReturnType<typeof buildEntries> }>, receiptRows: unknown[][], append: LogAppend | null): Promise<void> {
   const params: unknown[] = [];
   const p = (v: unknown, cast = '') => { params.push(v); return `$${params.length}${cast}`; };
   const entryValues: string[] = [];
@@ -162,8 +197,9 @@ async function writeSeals(q: Queryable, today: string, state: Map<string, { left
     machineValues.push(`(${p(zid, '::text')},${p(today, '::text')},${p(m.left, '::integer')},${p(m.seq, '::bigint')},${p(m.head, '::text')})`);
   }
   const receiptValues = receiptRows.map((r) => `(${r.map((v) => p(v)).join(',')})`);
+  const logParts = append ? writeLogParts(append, p).map((x) => x + ',\n     ') .join('') : '';
   await q.query(
-    `WITH e AS (INSERT INTO chain_entries (zid, seq, kind, ref, at, payload_hash, prev_hash, hash) VALUES ${entryValues.join(',')}),
+    `WITH ${logParts}e AS (INSERT INTO chain_entries (zid, seq, kind, ref, at, payload_hash, prev_hash, hash) VALUES ${entryValues.join(',')}),
      m AS (UPDATE machines AS x SET tokens_day = v.d, tokens_left = v.l, chain_seq = v.s, chain_head = v.h
            FROM (VALUES ${machineValues.join(',')}) AS v(z, d, l, s, h) WHERE x.zid = v.z)
      INSERT INTO receipts (id, zid, folder, solver, version, proof, body, chain_seq) VALUES ${receiptValues.join(',')}`,
