@@ -251,8 +251,9 @@ export async function runSealedSolver(ctx: OpContext, name: string, body: unknow
  * returns the body a sealed response would carry (solver, domain, method, value, unit, result,
  * series downsampled to `sample`, precision, stability, clamped, seed, input, consts, query, and
  * the operator chain under `svcState.operators`), marked `sealed: false`, without proof, pulse
- * state, receipt or tokens. Refusals are SvcErrors with the same codes as over HTTP. */
-export async function runUnsealed(name: string, body: unknown): Promise<Record<string, unknown>> {
+ * state, receipt or tokens. Refusals are SvcErrors with the same codes as over HTTP. `now` is the
+ * instant the solver sees (`svc verify --replay` passes the receipt's sealed instant). */
+export async function runUnsealed(name: string, body: unknown, opts: { now?: number } = {}): Promise<Record<string, unknown>> {
   const solvers = await loadSolvers();
   const ls = solvers.find((s) => s.descriptor.name === name);
   if (!ls) throw new SvcError('NOT_FOUND', `no solver named '${name}'; solvers: ${solvers.map((s) => s.descriptor.name).join(', ')}`);
@@ -261,7 +262,7 @@ export async function runUnsealed(name: string, body: unknown): Promise<Record<s
   const run = await solverRun(ls);
   let output: SolverOutput;
   try {
-    output = run(p.own, { seed: p.seed, now: Date.now() / 1000, progress() {} });
+    output = run(p.own, { seed: p.seed, now: opts.now ?? Date.now() / 1000, progress() {} });
   } catch (e: any) {
     // the same mapping as the worker (src/solvers/engine/worker.ts): refusals keep their code, anything else is UNSTABLE
     if (e instanceof SvcError) throw new SvcError(e.code, e.message, { details: e.details });
