@@ -76,7 +76,7 @@ async function main() {
     const receipt = parseJson(readFileSync(pos[1], 'utf8'), pos[1]);
     if (!receipt || typeof receipt.svcProof !== 'string' || !receipt.svcState) die('not a sealed response: svcProof or svcState missing');
     const v = await import('./verify.ts');
-    const nodeUrl = opts.url || (opts.key ? url : '');
+    const nodeUrl = opts.url || (key ? url : '');
     // the keys: a saved vkey or JWKS; else the node's JWKS; else the issuer's (the receipt names it)
     let jwks: any = null;
     let keySource = '';
@@ -115,7 +115,7 @@ async function main() {
       }
     }
     let hmac: boolean | null = null;
-    if (opts.key) {
+    if (key) {
       const version = receipt.receipt?.version ?? (typeof receipt.value === 'number' ? 2 : 1);
       const args: Record<string, unknown> = {
         proof: receipt.svcProof, operatorIds: receipt.svcState.operators, R_t: receipt.svcState.masterSum,
@@ -123,7 +123,7 @@ async function main() {
       };
       if (version >= 2) { args.value = receipt.value; args.unit = receipt.unit ?? ''; }
       const res = await fetch(new URL('/api/svc/verify', nodeUrl), {
-        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${opts.key}` }, body: JSON.stringify(args),
+        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(args),
       });
       const body: any = await res.json().catch(() => ({}));
       if (!res.ok) die(`verify failed: HTTP ${res.status} ${body.code ?? ''} ${body.error ?? ''}`, 1);
@@ -136,11 +136,23 @@ async function main() {
       replay = r.ok;
       if (!r.ok) reasons.push(`replay: ${r.reason}`);
     }
+    // What covers every field (result, input, precision, …): the log (the digest is over the whole
+    // canonical body, and the checkpoint is signed) or the v3 Ed25519 signature. The HMAC proof
+    // covers only the operators, pulse, key prefix, value and unit. Without a verified log entry, a
+    // receipt without a signature is not verified as a whole.
+    if (signature === null && !log.ok && receipt.signature === undefined) { signature = false; reasons.push('the receipt has no signature and no verified log entry: a missing signature means it was removed'); }
     const valid = log.ok && signature !== false && consistency !== false && hmac !== false && replay !== false;
+    const checked = [
+      'log: SHA-256 of the RFC 8785 canonical sealed body (without receipt.log, receipt.digest, tokens, signature) is the leaf at receipt.log.index, proved against a checkpoint signed by the log key',
+      ...(signature !== null ? ['signature: the Ed25519 signature over the RFC 8785 canonical JSON of every field but the signature'] : []),
+      ...(consistency !== null ? ['consistency: the node\'s current checkpoint extends the receipt\'s (RFC 6962 consistency proof)'] : []),
+      ...(hmac !== null ? ['hmac: the svcProof over operators, R_t, svcond, keyPrefix, value and unit (checked by the node)'] : []),
+      ...(replay !== null ? ['replay: the solver ran again here from the receipt\'s input and seed; value and result bit-identical'] : []),
+    ];
     process.stdout.write(JSON.stringify({
       valid, receipt: receipt.receipt?.id ?? null,
       log: { digest: log.digest, inclusion: log.inclusion, checkpoint: log.checkpoint, index: log.index, treeSize: log.treeSize, origin: log.origin, keySource: keySource || null },
-      signature, consistency, ...(currentSize !== null ? { currentSize } : {}), hmac, replay,
+      signature, consistency, ...(currentSize !== null ? { currentSize } : {}), hmac, replay, checked,
       ...(valid ? {} : { reason: reasons.join('; ') }),
     }) + '\n');
     process.exit(valid ? 0 : 1);

@@ -19,6 +19,24 @@ const ERROR_SCHEMA = {
   },
 };
 
+const ERROR_RESPONSE = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+
+/** What an operation answers: its success status(es) and media type(s), the DESIGN §9 error body
+ * for every 4xx, and 503 where it depends on an upstream. Nothing else: a 5xx other than 503 is a bug. */
+function responsesOf(op: Operation): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const media = op.produces ?? ['application/json'];
+  for (const status of op.successStatus ?? [200]) {
+    out[String(status)] = {
+      description: status === 308 ? 'permanent redirect (Location header)' : 'success',
+      content: Object.fromEntries(media.map((m) => [m, { schema: m === 'application/json' || m.endsWith('+json') ? { type: 'object' } : { type: 'string' } }])),
+    };
+  }
+  out['4XX'] = { description: 'error body (DESIGN §9): 400 invalid input, 401 no or bad credential, 403 forbidden, 404 not found, 405 method not allowed, 413 body too large, 415 unsupported media type, 422 refused result, 429 quota or rate limit', ...ERROR_RESPONSE };
+  if (op.upstream) out['503'] = { description: 'UPSTREAM_UNAVAILABLE: an upstream did not answer (error body with per-source statuses where it applies); retry after Retry-After seconds', ...ERROR_RESPONSE };
+  return out;
+}
+
 export function buildOpenApi(app: App): Record<string, unknown> {
   const paths: Record<string, any> = {};
   for (const op of publicOperations(app)) {
@@ -32,10 +50,7 @@ export function buildOpenApi(app: App): Record<string, unknown> {
       description: [op.description, op.tool ? `MCP tool: \`${op.tool}\`.` : '', `Access: ${op.access}.`, op.cost ? `Cost: ${op.cost} compute token(s).` : ''].filter(Boolean).join(' '),
       tags: [op.tag],
       security: op.access === 'public' ? [{}, { bearer: [] }] : [{ bearer: [] }],
-      responses: {
-        '200': { description: 'success', content: { 'application/json': { schema: { type: 'object' } } } },
-        '4XX': { description: 'error body (DESIGN §9)', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-      },
+      responses: responsesOf(op),
     };
     if (op.tool) entry['x-mcp-tool'] = op.tool;
     if (op.method === 'GET' || op.method === 'DELETE') {

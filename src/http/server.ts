@@ -53,6 +53,12 @@ export function sendError(reply: FastifyReply, err: unknown, log?: (e: unknown) 
   return reply.code(r.status).type('application/json; charset=utf-8').send(r.body);
 }
 
+/** A Fastify route path as a regular expression over request paths (`:param` is one segment, `*` the rest). */
+function routePattern(url: string): RegExp {
+  const esc = url.split(/(:[A-Za-z0-9_]+|\*)/).map((p) => (p === '*' ? '.*' : p.startsWith(':') ? '[^/]+' : p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))).join('');
+  return new RegExp(`^${esc}/?$`);
+}
+
 /** Query strings are strings: coerce them to the types the operation's JSON Schema declares. */
 function coerceQuery(query: Record<string, unknown>, schema: Record<string, any>): Record<string, unknown> {
   const props: Record<string, any> = schema?.properties ?? {};
@@ -110,6 +116,22 @@ export async function buildHttp(app: App, opts: HttpOptions = {}): Promise<Fasti
 
   fastify.setErrorHandler((err, req, reply) => {
     sendError(reply, err, (e) => req.log.error({ err: e }, 'unhandled error'));
+  });
+  // A known path asked with a method it does not take is 405 with Allow (RFC 9110 §15.5.6), not
+  // 404: the router answers only for the methods registered, so the paths are kept here too.
+  const routes: { method: string; re: RegExp }[] = [];
+  fastify.addHook('onRoute', (r) => {
+    for (const m of ([] as string[]).concat(r.method as string | string[])) routes.push({ method: m.toUpperCase(), re: routePattern(r.url ?? r.path) });
+  });
+  // before the body is read: a method Fastify reads bodies for (QUERY) would be refused for its
+  // missing Content-Type first
+  fastify.addHook('onRequest', async (req, reply) => {
+    if (!req.is404) return;
+    const path = req.url.split('?')[0];
+    const allow = [...new Set(routes.filter((r) => r.re.test(path)).map((r) => r.method))].sort();
+    if (!allow.length) return;
+    reply.header('allow', allow.join(', '));
+    return sendError(reply, new SvcError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`));
   });
   fastify.setNotFoundHandler((req, reply) => {
     sendError(reply, new SvcError('NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`));

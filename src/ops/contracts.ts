@@ -63,6 +63,7 @@ export const operations: Operation[] = [
   }),
   defineOp({
     id: 'contracts.schema',
+    produces: ['application/schema+json'],
     method: 'GET',
     path: '/api/contracts/schema',
     access: 'public',

@@ -79,6 +79,7 @@ export const operations: Operation[] = [
   }),
   defineOp({
     id: 'discovery.http',
+    upstream: true,
     tool: 'svc_http',
     method: 'POST',
     path: '/api/http',

@@ -214,6 +214,8 @@ export function observerSubscribers(app: App): number {
 export const operations: Operation[] = [
   defineOp({
     id: 'chain.observer-stream',
+    produces: ['text/event-stream'],
+    upstream: true,
     method: 'GET',
     path: '/api/observer/stream',
     access: 'public',

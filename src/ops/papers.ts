@@ -31,6 +31,7 @@ const sourceEnum = z.enum(SOURCES);
 export const operations: Operation[] = [
   defineOp({
     id: 'papers.search',
+    upstream: true,
     tool: 'svc_paper_search',
     method: 'GET',
     path: '/api/papers/search',
@@ -49,6 +50,7 @@ export const operations: Operation[] = [
   }),
   defineOp({
     id: 'papers.fetch',
+    upstream: true,
     tool: 'svc_paper_fetch',
     method: 'GET',
     path: '/api/papers/fetch',

@@ -199,6 +199,7 @@ async function followOverMcp(ctx: OpContext, zid: string, open: (attach: (ch: Ch
 export const operations: Operation[] = [
   defineOp({
     id: 'streams.open',
+    upstream: true,
     tool: 'svc_stream',
     method: 'POST',
     path: '/api/streams',
@@ -262,6 +263,7 @@ export const operations: Operation[] = [
   }),
   defineOp({
     id: 'streams.events',
+    produces: ['text/event-stream'],
     method: 'GET',
     path: '/api/streams/:id/events',
     access: 'key',

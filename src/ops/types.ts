@@ -113,6 +113,13 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
   bodyLimit?: number;
   /** JSON Schema of the input when it cannot be derived from `input` (preprocessed schemas) */
   jsonSchema?: Record<string, unknown>;
+  /** media types of a success answer when it is not JSON (OpenAPI; default application/json) */
+  produces?: string[];
+  /** success statuses when not 200 (OpenAPI; a redirect answers 308) */
+  successStatus?: number[];
+  /** may answer 503 UPSTREAM_UNAVAILABLE: it depends on an upstream (literature sources, the
+   * store's LISTEN, a node that is shutting down) */
+  upstream?: boolean;
   /** hidden from svc_api_catalog and OpenAPI (never used for public operations) */
   hidden?: boolean;
   /** the query string is not input: it is ignored, not refused (hosted pages, whose own scripts

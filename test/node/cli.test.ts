@@ -36,11 +36,33 @@ test('svc verify checks a saved sealed response against a running node; a tamper
   assert.deepEqual({ valid: offOut.valid, hmac: offOut.hmac, signature: offOut.signature, receipt: offOut.receipt }, { valid: true, hmac: null, signature: true, receipt: receipt.receipt.id });
   // offline, the log checks hold too (the log key is in the saved JWKS): docs/verify.md
   assert.deepEqual([offOut.log.digest, offOut.log.inclusion, offOut.log.checkpoint], [true, true, true]);
+  assert.match(offOut.checked.join(' '), /Ed25519/);
   const offBad = await svc(['verify', join(dir, 'bad.json'), '--jwks', join(dir, 'jwks.json')]);
   assert.equal(offBad.code, 1);
   assert.equal(JSON.parse(offBad.stdout).signature, false);
   writeFileSync(join(dir, 'junk.json'), '{"not": "a receipt"}');
   assert.equal((await svc(['verify', join(dir, 'junk.json'), '--url', url])).code, 2);
+});
+
+test('svc verify fails on a receipt whose signature was deleted and whose result, input and precision were edited (issue 18)', async () => {
+  const receipt = (await t.call('POST', '/api/svc/epi', {}, m.apiKey)).body;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+  const { signature: _removed, ...unsigned } = receipt;
+  const edited = { ...unsigned, result: { ...receipt.result, peakInfected: 1 }, input: { ...receipt.input, beta: 9 }, precision: { ...receipt.precision, errorPct: 0 } };
+  writeFileSync(join(dir, 'edited.json'), JSON.stringify(edited));
+  const r = await svc(['verify', join(dir, 'edited.json'), '--url', url, '--key', m.apiKey]);
+  assert.equal(r.code, 1, r.stdout);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.valid, false);
+  assert.equal(out.hmac, true, 'the HMAC alone does not cover result, input or precision');
+  assert.equal(out.signature, false);
+  assert.match(out.reason, /no signature/);
+  // an edit to any one field of a signed receipt fails too
+  for (const edit of [{ result: { ...receipt.result, finalSize: 0 } }, { input: { ...receipt.input, gamma: 0.2 } }, { precision: { ...receipt.precision, withinBound: false } }, { seed: 1 }, { receipt: { ...receipt.receipt, folder: 'x' } }]) {
+    writeFileSync(join(dir, 'one.json'), JSON.stringify({ ...receipt, ...edit }));
+    const one = await svc(['verify', join(dir, 'one.json'), '--url', url, '--key', m.apiKey]);
+    assert.equal(one.code, 1, JSON.stringify(edit));
+  }
 });
 
 test('svc call calls a tool over MCP; svc solve runs a solver locally, unsealed', async () => {
