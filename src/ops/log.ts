@@ -9,6 +9,7 @@ import { SvcError } from '../core/errors.ts';
 import { formatTlogProof, parseTilePath, TILE_WIDTH } from '../core/tlog.ts';
 import { assertSizes, checkpointAt, consistencyProof, cosignaturesOf, currentCheckpoint, inclusionProof, logState, readTile } from '../services/tlog.ts';
 import { assertMachineCaller } from '../services/identity.ts';
+import { bundleOf, PREDICATE_TYPE } from '../services/attest.ts';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const text = (body: string, cache: string, status = 200): RawReply => ({ raw: true, status, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': cache }, body });
@@ -113,6 +114,23 @@ export const operations: Operation[] = [
       const st = await logState(ctx.app.db);
       const proof = await inclusionProof(ctx.app.db, index, st.size);
       return text(formatTlogProof(index, proof, st.checkpoint + await cosignaturesOf(ctx.app.db, st.size)), 'private, no-store');
+    },
+  }),
+  defineOp({
+    id: 'receipts.attestation',
+    method: 'GET',
+    path: '/api/receipts/:id/attestation',
+    access: 'user',
+    scope: 'machine:read',
+    tag: 'log',
+    summary: `One of the caller's receipts as a Sigstore bundle v0.3: a DSSE envelope around an in-toto Statement v1 (subject: the receipt digest; predicateType ${PREDICATE_TYPE}: solver, method, inputs, seed, value, unit, precision, log index), signed with the node's ECDSA P-256 key from the JWKS (keyed verification: no transparency-log entry, no timestamp).`,
+    input: z.strictObject({ id: receiptId }),
+    async handler(input, ctx) {
+      const { receipt } = await ownedLogEntry(ctx, input.id);
+      return {
+        raw: true, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'private, no-store' },
+        body: JSON.stringify(bundleOf(receipt, ctx.app.attestKey)),
+      } satisfies RawReply;
     },
   }),
 ];
