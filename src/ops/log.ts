@@ -111,9 +111,13 @@ export const operations: Operation[] = [
     input: z.strictObject({ id: receiptId }),
     async handler(input, ctx) {
       const { index } = await ownedLogEntry(ctx, input.id);
+      // the newest checkpoint witnesses cosigned that covers the receipt, else the latest
+      const [cosigned] = await ctx.app.db.query<{ size: number | string }>('SELECT max(size) AS size FROM log_cosignatures WHERE size > $1', [index]);
       const st = await logState(ctx.app.db);
-      const proof = await inclusionProof(ctx.app.db, index, st.size);
-      return text(formatTlogProof(index, proof, st.checkpoint + await cosignaturesOf(ctx.app.db, st.size)), 'private, no-store');
+      const size = cosigned?.size != null ? Number(cosigned.size) : st.size;
+      const note = size === st.size ? st.checkpoint + await cosignaturesOf(ctx.app.db, size) : await checkpointAt(ctx.app.db, size);
+      const proof = await inclusionProof(ctx.app.db, index, size);
+      return text(formatTlogProof(index, proof, note!), 'private, no-store');
     },
   }),
   defineOp({

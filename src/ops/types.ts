@@ -125,6 +125,8 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
   /** the query string is not input: it is ignored, not refused (hosted pages, whose own scripts
    * read `?…` parameters and whose links carry tracking parameters) */
   ignoreQuery?: boolean;
+  /** the request body is text (text/plain), handed to the input as `body` (never a tool) */
+  textBody?: boolean;
   handler(input: z.infer<S>, ctx: OpContext): Promise<unknown>;
 }
 
