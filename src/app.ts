@@ -12,7 +12,7 @@ import type { App } from './ops/types.ts';
 import { SolverPool } from './solvers/engine/pool.ts';
 import { randomToken } from './core/ids.ts';
 import { KeyCache } from './services/key-cache.ts';
-import { loadOrCreateSigningKey, loadOrCreateKey, type DeploymentKey } from './services/keys.ts';
+import { loadOrCreateSigningKey, loadOrCreateKey, KEYS_ROTATED_CHANNEL, type DeploymentKey } from './services/keys.ts';
 import { ensureEmptyCheckpoint, initLog } from './services/tlog.ts';
 import { ed25519Raw, logOrigin, vkeyOf, SIG_ED25519 } from './core/tlog.ts';
 
@@ -39,6 +39,7 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
   const origin = await initLog(db, logOrigin(config.baseUrl));
   const keys = await loadDeploymentKeys(db, config.sealSecret, origin);
   const unlisten = await keyCache.listen(db);
+  let unlistenKeys: (() => Promise<void>) | null = null;
   const app: App = {
     config,
     db,
@@ -67,6 +68,7 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
     async close() {
       for (const fn of app.onClose.slice().reverse()) await fn();
       await unlisten();
+      if (unlistenKeys) await unlistenKeys();
       await pool.close();
       await db.close();
     },
@@ -75,6 +77,8 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
   sealer.jwksUri = `${config.baseUrl}/.well-known/jwks.json`;
   useKeys(app);
   await ensureEmptyCheckpoint(db, sealer.logSigner!);
+  // a rotation on any node of this database switches this node's keys too
+  unlistenKeys = await db.listen(KEYS_ROTATED_CHANNEL, () => { app.reloadKeys().catch(() => { /* the next rotation or restart retries */ }); });
   app.operations = await loadOperations(app);
   return app;
 }

@@ -15,6 +15,8 @@ import { calculateJwkThumbprint, type JWK } from 'jose';
 import type { Queryable } from '../store/db.ts';
 
 export const SIGNING_ALG = 'EdDSA';
+/** NOTIFY channel of a key rotation: every node on the database reloads its keys */
+export const KEYS_ROTATED_CHANNEL = 'svc_keys_rotated';
 export const SIGNING_CURVE = 'Ed25519';
 const PRIMARY = 'primary';
 const ENC_VERSION = 'v1';
