@@ -8,22 +8,34 @@
 import { SvcError, quotaExceeded } from '../core/errors.ts';
 import { pulseAt } from '../core/clock.ts';
 import { computeProof } from '../core/seal.ts';
-import { ulid } from '../core/ids.ts';
+import { sha256Hex, ulid } from '../core/ids.ts';
 import type { Queryable } from '../store/db.ts';
-import { buildEntries, payloadHash } from './chain.ts';
+import { buildEntries } from './chain.ts';
 import { canonicalJson } from '../core/canonical.ts';
-import { sign as ed25519Sign, type KeyObject } from 'node:crypto';
-import { receiptDigest } from '../core/tlog.ts';
+import { createHash, createPrivateKey, sign as ed25519Sign, type KeyObject } from 'node:crypto';
 import { prepareAppend, writeLogParts, type LogAppend, type LogSigner } from './tlog.ts';
 
 /** The Ed25519 key that signs v3 receipts (DESIGN §7: RFC 8785 canonical JSON of the receipt). */
-export interface ReceiptSigner { kid: string; privateKey: KeyObject }
+export interface ReceiptSigner { kid: string; privateKey: KeyObject | Uint8Array }
+
+/** A private key as a KeyObject: as given, or (PKCS#8 DER bytes: what crosses to the embedded
+ * store's thread with each batch, cheaper to clone than a KeyObject) made once per key and kept. */
+const keyObjects = new Map<string, KeyObject>();
+export function privateKeyOf(id: string, k: KeyObject | Uint8Array): KeyObject {
+  if (!(k instanceof Uint8Array)) return k;
+  let o = keyObjects.get(id);
+  if (!o) {
+    if (keyObjects.size > 64) keyObjects.clear();
+    keyObjects.set(id, (o = createPrivateKey({ key: Buffer.from(k), format: 'der', type: 'pkcs8' })));
+  }
+  return o;
+}
 
 /** Signs a sealed response: an Ed25519 signature over the canonical JSON of everything but
  * `signature` itself. Verify offline with the node's JWKS (see src/services/receipt.ts). */
 export function signReceipt(signer: ReceiptSigner, response: Record<string, unknown>): { v: 3; alg: 'EdDSA'; kid: string; sig: string } {
   const { signature: _ignored, ...unsigned } = response;
-  const sig = ed25519Sign(null, Buffer.from(canonicalJson(unsigned)), signer.privateKey).toString('base64url');
+  const sig = ed25519Sign(null, Buffer.from(canonicalJson(unsigned)), privateKeyOf(signer.kid, signer.privateKey)).toString('base64url');
   return { v: 3, alg: 'EdDSA', kid: signer.kid, sig };
 }
 
@@ -102,6 +114,19 @@ export async function sealBatch(q: Queryable, args: { env: SealEnv; jobs: SealJo
     : { ok: true as const, response: o }));
 }
 
+/** RFC 8785 JSON of each top-level member of an object (undefined members left out). */
+function canonicalParts(o: Record<string, unknown>): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) m.set(k, canonicalJson(v));
+  return m;
+}
+
+/** The RFC 8785 JSON of an object from its members' (keys sorted by UTF-16 code units, as
+ * src/core/canonical.ts sorts them). */
+function assemble(parts: Map<string, string>): string {
+  return '{' + [...parts.keys()].sort().map((k) => JSON.stringify(k) + ':' + parts.get(k)).join(',') + '}';
+}
+
 export function fromOutcome(o: SealOutcome): SealedResponse | SvcError {
   return o.ok ? o.response : new SvcError(o.error.code, o.error.message, { details: o.error.details });
 }
@@ -123,7 +148,7 @@ export async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): P
   const issuedAt = new Date(tNow * 1000).toISOString();
   const outcomes: (SealedResponse | SvcError)[] = [];
   const receiptRows: unknown[][] = [];
-  const sealed: { response: SealedResponse; digest: Buffer; row: unknown[] }[] = [];
+  const sealed: { response: SealedResponse; digest: Buffer; parts: Map<string, string>; row: unknown[] }[] = [];
   for (const job of jobs) {
     const m = state.get(job.zid);
     if (!m) { outcomes.push(new SvcError('UNAUTHORIZED', 'the machine of this key no longer exists')); continue; }
@@ -152,7 +177,10 @@ export async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): P
       svcProof,
       keyPrefix: job.keyPrefix,
     };
-    const [entry] = buildEntries(job.zid, m.seq, m.head, [{ kind: job.kind ?? 'seal', ref: id, payloadHash: payloadHash(unsigned), at: issuedAt }]);
+    // the top-level members' canonical JSON, computed once for the chain's payload hash, the
+    // digest and the signature (each is the RFC 8785 JSON of nearly the same object)
+    const parts = canonicalParts(unsigned);
+    const [entry] = buildEntries(job.zid, m.seq, m.head, [{ kind: job.kind ?? 'seal', ref: id, payloadHash: sha256Hex(assemble(parts)), at: issuedAt }]);
     m.seq = entry.seq;
     m.head = entry.hash;
     m.entries.push(entry);
@@ -161,9 +189,10 @@ export async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): P
       receipt: { id, version: job.version, issuedAt, folder, chain: { seq: entry.seq, hash: entry.hash }, ...(env.issuer ? { issuer: env.issuer, jwks_uri: env.jwksUri } : {}) },
       tokens: { cost: job.cost, remaining: m.left },
     } as unknown as SealedResponse;
-    const digest = receiptDigest(response);
+    parts.set('receipt', canonicalJson(response.receipt));
+    const digest = createHash('sha256').update(assemble(parts)).digest(); // = receiptDigest(response)
     response.receipt.digest = digest.toString('hex');
-    sealed.push({ response, digest, row: [id, job.zid, folder, job.solver, job.version, svcProof, null, entry.seq] });
+    sealed.push({ response, digest, parts, row: [id, job.zid, folder, job.solver, job.version, svcProof, null, entry.seq] });
     outcomes.push(response);
   }
   if (!sealed.length) return outcomes;
@@ -176,7 +205,13 @@ export async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): P
     });
   }
   for (const s of sealed) {
-    if (env.signer) (s.response as Record<string, unknown>).signature = signReceipt(env.signer, s.response);
+    if (env.signer) {
+      // = signReceipt(env.signer, s.response): everything but the signature, reusing the parts
+      s.parts.set('receipt', canonicalJson(s.response.receipt));
+      s.parts.set('tokens', canonicalJson((s.response as Record<string, unknown>).tokens));
+      const sig = ed25519Sign(null, Buffer.from(assemble(s.parts)), privateKeyOf(env.signer.kid, env.signer.privateKey)).toString('base64url');
+      (s.response as Record<string, unknown>).signature = { v: 3, alg: 'EdDSA', kid: env.signer.kid, sig };
+    }
     s.row[6] = JSON.stringify(s.response);
     receiptRows.push(s.row);
   }

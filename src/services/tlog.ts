@@ -8,7 +8,7 @@
 // receipt digest) and leaf hash (= the level-0 tiles); log_tiles the entries of the tiles of level
 // ≥ 1 as they complete; log_checkpoints every checkpoint signed (one per batch). Any proof is
 // computed from at most 128 stored hashes per subtree, as a tlog-tiles client would.
-import type { KeyObject } from 'node:crypto';
+import { createPrivateKey, type KeyObject } from 'node:crypto';
 import type { Queryable } from '../store/db.ts';
 import {
   appendLeaves, checkpointText, consistencyRanges, edgeRanges, inclusionRanges, leafHash, packEdge, signNote, storedSpans, subtreeHash,
@@ -18,7 +18,18 @@ import { SvcError } from '../core/errors.ts';
 
 /** What signs the checkpoints: the log's Ed25519 note key under the log's origin. It crosses to
  * the embedded store's thread with each batch (a KeyObject is cloneable). */
-export interface LogSigner { origin: string; privateKey: KeyObject; publicKey: Buffer }
+export interface LogSigner { origin: string; privateKey: KeyObject | Uint8Array; publicKey: Buffer | Uint8Array }
+const logKeys = new Map<string, KeyObject>();
+function logKeyOf(s: LogSigner): KeyObject {
+  if (!(s.privateKey instanceof Uint8Array)) return s.privateKey;
+  const id = Buffer.from(s.publicKey).toString('hex');
+  let o = logKeys.get(id);
+  if (!o) {
+    if (logKeys.size > 64) logKeys.clear();
+    logKeys.set(id, (o = createPrivateKey({ key: Buffer.from(s.privateKey), format: 'der', type: 'pkcs8' })));
+  }
+  return o;
+}
 
 export interface LogAppend {
   /** index of the first new leaf */
@@ -40,7 +51,7 @@ export async function prepareAppend(q: Queryable, signer: LogSigner, digests: Bu
   const size = Number(st.size);
   const hashes = digests.map((d) => leafHash(d));
   const r = appendLeaves(size, unpackEdge(st.edge, size), hashes);
-  const checkpoint = signNote(checkpointText(signer.origin, r.size, r.root), signer.origin, signer.privateKey, signer.publicKey);
+  const checkpoint = signNote(checkpointText(signer.origin, r.size, r.root), signer.origin, logKeyOf(signer), Buffer.from(signer.publicKey));
   return {
     first: size, size: r.size, proofs: r.proofs, checkpoint,
     rows: {
@@ -74,7 +85,7 @@ export async function initLog(q: Queryable, origin: string): Promise<string> {
 export async function ensureEmptyCheckpoint(q: Queryable, signer: LogSigner): Promise<void> {
   const [st] = await q.query<{ checkpoint: string; size: number | string; root: Uint8Array }>('SELECT checkpoint, size, root FROM log_state WHERE id = 1');
   if (st.checkpoint !== '') return;
-  const note = signNote(checkpointText(signer.origin, 0, Buffer.from(st.root)), signer.origin, signer.privateKey, signer.publicKey);
+  const note = signNote(checkpointText(signer.origin, 0, Buffer.from(st.root)), signer.origin, logKeyOf(signer), Buffer.from(signer.publicKey));
   await q.query(`UPDATE log_state SET checkpoint = $1 WHERE id = 1 AND checkpoint = ''`, [note]);
 }
 
