@@ -59,6 +59,7 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
       useKeys(app);
     },
     operations: [],
+    parts: {},
     nodeId: `${hostname()}-${process.pid}-${randomToken(4)}`,
     startedAt: new Date().toISOString(),
     version: VERSION,
