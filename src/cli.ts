@@ -85,7 +85,10 @@ async function main() {
     else {
       const from = nodeUrl ? new URL('/.well-known/jwks.json', nodeUrl).href : typeof receipt.receipt?.jwks_uri === 'string' ? receipt.receipt.jwks_uri : '';
       if (from && !opts.vkey) {
-        try { jwks = await fetch(from).then((r) => r.json()); keySource = from; } catch (e) { die(`cannot fetch the key set ${from}: ${(e as Error).message}; give --vkey or --jwks`, 2); }
+        // the node's own JWKS: an unreachable node is the one-line message below (exit 2)
+        if (nodeUrl) jwks = await fetch(from).then((r) => r.json());
+        else try { jwks = await fetch(from).then((r) => r.json()); } catch (e) { die(`svc: cannot fetch the key set ${from} the receipt names (${(e as Error).message}); give --vkey or --jwks`, 2); }
+        keySource = from;
       }
     }
     if (opts.vkey) {
