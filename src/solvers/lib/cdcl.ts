@@ -682,20 +682,3 @@ export function solveCdcl(nVars: number, lits: Int32Array, opts: CdclOptions = {
     proofBytes, proofTruncated, lemmas, stats,
   };
 }
-
-/** The DRAT text of a proof in record form (see CdclResult.proof). */
-export function dratText(proof: Int32Array): string {
-  const chunks: string[] = [];
-  let line: string[] = [];
-  let i = 0;
-  while (i < proof.length) {
-    const kind = proof[i++];
-    line.length = 0;
-    if (kind === 2) line.push('d');
-    while (proof[i] !== 0) line.push(String(proof[i++]));
-    i++;
-    line.push('0');
-    chunks.push(line.join(' '));
-  }
-  return chunks.length ? chunks.join('\n') + '\n' : '';
-}
