@@ -93,9 +93,16 @@ async function main() {
       hmac = body.valid === true;
       if (!hmac) reason ??= 'the HMAC proof does not match the signed fields';
     }
-    if (offline && signature === null) die('offline verification needs a v3 receipt (with a signature)', 2);
-    const valid = (hmac ?? true) && (signature ?? true);
-    process.stdout.write(JSON.stringify({ valid, hmac, signature, receipt: receipt.receipt?.id ?? null, ...(valid ? {} : { reason }) }) + '\n');
+    // The node signs every receipt (DESIGN §7): the Ed25519 signature is what covers every field
+    // (result, input, precision, …); the HMAC proof covers only the operators, pulse, key prefix,
+    // value and unit. A receipt without a signature is therefore not verified as a whole.
+    if (signature === null) { signature = false; reason ??= 'the receipt has no signature: this node signs every receipt, so a missing signature means it was removed'; }
+    const valid = (hmac ?? true) && signature;
+    const checked = [
+      'signature: the Ed25519 signature over the RFC 8785 canonical JSON of every field but the signature',
+      ...(hmac !== null ? ['hmac: the svcProof over operators, R_t, svcond, keyPrefix, value and unit (checked by the node)'] : []),
+    ];
+    process.stdout.write(JSON.stringify({ valid, hmac, signature, checked, receipt: receipt.receipt?.id ?? null, ...(valid ? {} : { reason }) }) + '\n');
     process.exit(valid ? 0 : 1);
   }
   if (cmd === 'call') {
@@ -108,7 +115,7 @@ async function main() {
   if (cmd === 'solve') {
     if (!pos[1]) die(USAGE);
     const input = pos[2] ? parseJson(pos[2], 'input') : {};
-    const { runUnsealed } = await import('./solvers/engine.ts');
+    const { runUnsealed } = await import('./ops/solvers.ts');
     try {
       const out = await runUnsealed(pos[1], input);
       process.stdout.write(JSON.stringify({ sealed: false, note: 'unsealed local run', solver: pos[1], ...out }, null, 2) + '\n');
@@ -120,4 +127,21 @@ async function main() {
   die(USAGE);
 }
 
-await main();
+/** One clear line for a node that cannot be reached (no stack trace), the exit code 2. */
+function unreachable(e: any): string | null {
+  const cause = e?.cause ?? e;
+  const code = cause?.code ?? cause?.errno;
+  if (e instanceof TypeError && /fetch failed/.test(e.message)) return code ? String(code) : 'fetch failed';
+  if (typeof code === 'string' && /^(ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ECONNRESET|ETIMEDOUT|EAI_AGAIN)$/.test(code)) return code;
+  return null;
+}
+
+try {
+  await main();
+} catch (e: any) {
+  const why = unreachable(e);
+  const args = parseArgs(process.argv.slice(2));
+  const url = args.opts.url || process.env.SVC_URL || 'http://127.0.0.1:8787';
+  if (why) die(`svc: cannot reach the node at ${url} (${why}); start it with \`npm start\` or pass --url / set SVC_URL`, 2);
+  die(`svc: ${e?.message ?? String(e)}`, 1);
+}

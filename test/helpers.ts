@@ -1,7 +1,8 @@
 // A fresh node for a test: PGlite in memory, or (when DATABASE_URL is set) a fresh PostgreSQL
 // schema dropped at close. Requests go through Fastify's inject (no sockets) unless listen().
 import { randomBytes } from 'node:crypto';
-import { createApp, type App } from '../src/app.ts';
+import { createApp } from '../src/app.ts';
+import type { App } from '../src/ops/types.ts';
 import { buildHttp } from '../src/http/server.ts';
 import type { Config } from '../src/config.ts';
 import type { Clock } from '../src/core/clock.ts';
@@ -58,7 +59,7 @@ export async function testNode(opts: { config?: Partial<Config>; env?: Record<st
     async tool(name, args = {}, key) {
       const op = app.operations.find((o) => o.tool === name);
       if (!op) throw new Error(`no tool ${name}`);
-      const { resolveCaller } = await import('../src/http/auth.ts');
+      const { resolveCaller } = await import('../src/ops/invoke.ts');
       let caller: import('../src/ops/types.ts').Caller | null = null;
       try { caller = await resolveCaller(app, key ?? null); } catch (e: any) { return { isError: true, body: e.toBody() }; }
       return callTool(app, op, args, { caller, bearer: key ?? null, signal: new AbortController().signal, requestId: 'test', ip: '127.0.0.1', via: 'mcp', headers: {}, progress: () => {} });

@@ -27,7 +27,8 @@ import { checkDefinition, STATE_NAME_RE, VAR_NAME_RE, BUILTIN_SYMBOLS, type Cont
 import { fireOnce, initialSnapshot, isTerminal, runToEnd } from './machine.ts';
 import { listTemplates, type Template } from './templates.ts';
 import { operatorEvaluatorAt, operatorInputs } from './operators.ts';
-import { NEGATIVE_VERBS, NOUN_VERB, NUMBER_WORDS, PARTICIPLE, STOP_WORDS, UNIT_SECONDS, verbBase } from './lexicon.ts';
+import { NEGATIVE_VERBS, NOUN_VERB, NUMBER_WORDS, PARTICIPLE, UNIT_SECONDS, verbBase } from './lexicon.ts';
+import { Bm25Index, STOP_WORDS, stem, termCounts } from '../core/text.ts';
 
 export interface GeneratedContract {
   definition: ContractDefinition;
@@ -46,25 +47,12 @@ export interface GeneratedContract {
 // ------------------------------------------------------------------------------------------
 // Template matching (term overlap, IDF-weighted)
 
-export function stem(word: string): string {
-  let w = word.toLowerCase().replace(/[^a-z0-9]/g, '');
-  if (w.length <= 3) return w;
-  for (const [suf, rep] of [['isation', 'ize'], ['ization', 'ize'], ['ational', 'ate'], ['ation', 'ate'], ['ments', ''], ['ment', ''], ['ings', ''], ['ing', ''], ['ies', 'y'], ['ied', 'y'], ['ed', ''], ['es', ''], ['s', '']] as const) {
-    if (w.endsWith(suf) && w.length - suf.length >= 3) {
-      w = w.slice(0, w.length - suf.length) + rep;
-      break;
-    }
-  }
-  if (w.endsWith('e') && w.length > 4) w = w.slice(0, -1);
-  return w.replace(/(.)\1$/, '$1');
-}
-
 function terms(text: string): string[] {
   return text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 2 && !STOP_WORDS.has(w))
     .map((w) => stem((Object.hasOwn(NOUN_VERB, w) ? NOUN_VERB[w] : undefined) ?? verbBase(w) ?? w));
 }
 
-interface TemplateIndex { docs: { t: Template; terms: Set<string> }[]; idf: Map<string, number> }
+interface TemplateIndex { docs: { t: Template; terms: Set<string> }[]; bm25: Bm25Index }
 let index: TemplateIndex | null = null;
 
 function templateIndex(): TemplateIndex {
@@ -75,20 +63,17 @@ function templateIndex(): TemplateIndex {
       ...t.definition.transitions.map((x) => x.name.replace(/_/g, ' '))].join(' ');
     return { t, terms: new Set(terms(words)) };
   });
-  const df = new Map<string, number>();
-  for (const d of docs) for (const term of d.terms) df.set(term, (df.get(term) ?? 0) + 1);
-  const idf = new Map<string, number>();
-  for (const [term, n] of df) idf.set(term, Math.log(1 + docs.length / n));
-  index = { docs, idf };
+  index = { docs, bm25: new Bm25Index(docs.map((d) => termCounts(d.terms))) };
   return index;
 }
 
+/** Templates ranked by the summed inverse document frequency of the query terms they contain. */
 export function matchTemplates(query: string, limit = 3): { t: Template; score: number }[] {
-  const { docs, idf } = templateIndex();
+  const { docs, bm25 } = templateIndex();
   const q = new Set(terms(query));
   const scored = docs.map((d) => {
     let score = 0;
-    for (const term of q) if (d.terms.has(term)) score += idf.get(term) ?? 0;
+    for (const term of q) if (d.terms.has(term)) score += bm25.idf(term);
     return { t: d.t, score: Math.round(score * 1000) / 1000 };
   });
   scored.sort((a, b) => b.score - a.score || a.t.id.localeCompare(b.t.id));

@@ -101,16 +101,6 @@ export const NOUN_VERB: Record<string, string> = Object.assign(Object.create(nul
 /** Verbs that appear only as nouns' targets above or in common phrasing. */
 const EXTRA_VERBS = 'arrive depart reimburse disburse sequence extract purify image distribute resolve mitigate';
 
-export const STOP_WORDS = new Set(`
-a an the this that these those it its their his her our your my me we they he she you i us them him
-is are was were be been being am to of for by with on in at from into onto over per via as up out off
-and or nor but so if then than else when once while after before finally first next also too very just
-has have had having will shall should must can could may might would do does did done get gets got
-all any each every some no not only both either neither such same other another own more most less least
-there here where which who whom whose what why how whether
-please need needs needed required require requires must want wants let lets make sure
-someone somebody anyone everything something nothing
-`.split(/\s+/).filter(Boolean));
 
 export const NUMBER_WORDS: Record<string, number> = Object.assign(Object.create(null), {
   a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,

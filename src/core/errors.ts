@@ -22,6 +22,8 @@ export const STATUS_BY_CODE = {
   QUOTA_EXCEEDED: 429,
   RATE_LIMITED: 429,
   UPSTREAM_UNAVAILABLE: 503,
+  /** a bug: never the answer to any input (DESIGN §9) */
+  INTERNAL: 500,
 } as const;
 
 export type ErrorCode = keyof typeof STATUS_BY_CODE;
@@ -43,23 +45,28 @@ export class SvcError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly issues?: ErrorIssue[];
-  /** Extra fields for the error body (for example `{stability: {...}}` or `retryAfter`). */
+  /** Extra fields for the error body (for example `{stability: {...}}`). `retryAfterSeconds`
+   * among them is also sent as the HTTP `Retry-After` header by the HTTP face; errors carry no
+   * headers of their own. */
   readonly details?: Record<string, unknown>;
-  /** Extra HTTP headers (for example Retry-After). */
-  readonly headers?: Record<string, string>;
 
   constructor(
     code: ErrorCode,
     message: string,
-    opts: { issues?: ErrorIssue[]; details?: Record<string, unknown>; headers?: Record<string, string> } = {},
+    opts: { issues?: ErrorIssue[]; details?: Record<string, unknown>; cause?: unknown } = {},
   ) {
-    super(message);
+    super(message, opts.cause !== undefined ? { cause: opts.cause } : undefined);
     this.name = 'SvcError';
     this.code = code;
     this.status = STATUS_BY_CODE[code];
     this.issues = opts.issues;
     this.details = opts.details;
-    this.headers = opts.headers;
+  }
+
+  /** seconds a client should wait before trying again, when the error says */
+  get retryAfterSeconds(): number | undefined {
+    const r = this.details?.retryAfterSeconds;
+    return typeof r === 'number' ? r : undefined;
   }
 
   toBody(): ErrorBody {
@@ -80,6 +87,20 @@ export type RefusalCode = 'UNSTABLE' | 'PRECISION_REFUSED' | 'SHAPE_REFUSED' | '
 /** A solver's refusal: the project's one error type with a refusal code and its details. */
 export const refuse = (code: RefusalCode, message: string, details?: Record<string, unknown>) =>
   new SvcError(code, message, details ? { details } : {});
+
+/** Seconds from `tSeconds` to the next 00:00 UTC, when the daily token allowance renews: the one
+ * Retry-After policy of every token refusal (at least 1). */
+export function secondsToNextUtcMidnight(tSeconds: number): number {
+  const nextDay = Math.ceil((tSeconds + 1) / 86400) * 86400;
+  return Math.max(1, Math.ceil(nextDay - tSeconds));
+}
+
+/** The refusal of a call the machine's tokens cannot pay for. */
+export function quotaExceeded(remaining: number, cost: number, tSeconds: number): SvcError {
+  return new SvcError('QUOTA_EXCEEDED', `not enough compute tokens: ${remaining} left, ${cost} needed; the allowance renews at 00:00 UTC`, {
+    details: { tokens: { cost, remaining }, retryAfterSeconds: secondsToNextUtcMidnight(tSeconds) },
+  });
+}
 
 export const invalidInput = (message: string, issues?: ErrorIssue[]) =>
   new SvcError('INVALID_INPUT', message, { issues });

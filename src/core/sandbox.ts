@@ -41,7 +41,7 @@ export const DEFAULT_MAX_LENGTH = 1000;
 export const HARD_MAX_LENGTH = 10_000;
 export const MAX_NODES = 400;
 /** the node limit a caller may raise `maxNodes` to (4 KB expressions: objectives, ODE right-hand sides) */
-export const HARD_MAX_NODES = 4000;
+export const HARD_MAX_NODES = 4096;
 /** bracket nesting, checked before parsing */
 export const MAX_DEPTH = 40;
 /** AST depth (a left-deep chain such as a long sum counts one level per term) */
@@ -104,11 +104,11 @@ function bracketDepth(s: string): number {
   return max;
 }
 
-interface Walk { nodes: number; maxNodes: number; symbols: Set<string>; functions: Set<string> }
+interface Walk { nodes: number; maxNodes: number; maxDepth: number; symbols: Set<string>; functions: Set<string> }
 
 function check(node: MathNode, depth: number, w: Walk): void {
   if (++w.nodes > w.maxNodes) throw refuse(`more than ${w.maxNodes} nodes`);
-  if (depth > MAX_AST_DEPTH) throw refuse(`nested deeper than ${MAX_AST_DEPTH}`);
+  if (depth > w.maxDepth) throw refuse(`nested deeper than ${w.maxDepth}`);
   const n = node as any;
   switch (n.type) {
     case 'ConstantNode': {
@@ -218,7 +218,9 @@ export function compileSafe(expr: string, opts: { maxLength?: number; maxNodes?:
     if (e instanceof SvcError) throw e;
     throw refuse(e instanceof RangeError ? 'too deeply nested' : `syntax error: ${(e as Error).message}`);
   }
-  const w: Walk = { nodes: 0, maxNodes: Math.min(opts.maxNodes ?? MAX_NODES, HARD_MAX_NODES), symbols: new Set(), functions: new Set() };
+  const maxNodes = Math.min(opts.maxNodes ?? MAX_NODES, HARD_MAX_NODES);
+  // a long sum is a left-deep chain, one level per term: a raised node limit raises the depth limit with it
+  const w: Walk = { nodes: 0, maxNodes, maxDepth: Math.max(MAX_AST_DEPTH, maxNodes), symbols: new Set(), functions: new Set() };
   check(node, 0, w);
   for (const f of w.functions) w.symbols.delete(f);
   const rewritten = node.transform((n: any) => {
@@ -270,4 +272,12 @@ export function evaluateNumber(expr: string | SafeExpression, scope: Record<stri
     throw new SvcError('INVALID_INPUT', `expression did not evaluate to a finite number (got ${String(v)})`);
   }
   return v;
+}
+
+/** A whitelisted function of the sandbox's mathjs instance, for compilers that evaluate checked
+ * trees themselves (src/solvers/lib/expr.ts): the same numeric semantics as `evaluate`. */
+export function sandboxFunction(name: string): (...args: number[]) => unknown {
+  if (!ALLOWED_FUNCTIONS.has(name)) throw new SvcError('INVALID_INPUT', `function ${name} is not allowed`);
+  const f = restricted().smath[name];
+  return (...args: number[]) => f(...args);
 }

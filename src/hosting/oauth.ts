@@ -15,13 +15,12 @@
 // A grant also dies with the owner's API key that approved it (recovery revokes every key).
 import { randomBytes, createHash, timingSafeEqual } from 'node:crypto';
 import { SignJWT } from 'jose';
-import type { App } from '../app.ts';
-import type { Caller } from '../ops/types.ts';
+import type { App } from '../ops/types.ts';
+import type { Caller } from '../core/caller.ts';
 import type { Queryable } from '../store/db.ts';
 import { SvcError, type ErrorCode } from '../core/errors.ts';
 import { sha256Hex, ulid } from '../core/ids.ts';
 import { appendToChain } from '../services/chain.ts';
-import { getSigningKey } from '../services/keys.ts';
 
 export const ACCESS_PREFIX = 'svc_oat_';
 export const REFRESH_PREFIX = 'svc_ort_';
@@ -51,7 +50,7 @@ export function rfcStyle(e: unknown): unknown {
   if (e instanceof SvcError && e.details?.oauthError) {
     const details = { ...e.details, error: e.details.oauthError, error_description: e.message };
     delete (details as any).oauthError;
-    return new SvcError(e.code, e.message, { details, issues: e.issues, headers: { 'cache-control': 'no-store', ...(e.headers ?? {}) } });
+    return new SvcError(e.code, e.message, { details, issues: e.issues });
   }
   return e;
 }
@@ -214,7 +213,7 @@ export interface TokenSet {
 interface Family { id: string; zid: string; client_id: string; scope: string; nonce: string | null; auth_time: number }
 
 async function idToken(app: App, f: Family, nowS: number, withNonce: boolean): Promise<string> {
-  const key = await getSigningKey(app);
+  const key = app.signingKey;
   const claims: Record<string, unknown> = { auth_time: Number(f.auth_time), azp: f.client_id, sid: f.id, jti: randomBytes(12).toString('base64url') };
   if (withNonce && f.nonce) claims.nonce = f.nonce;
   const iat = Math.floor(nowS);
@@ -275,7 +274,6 @@ export async function exchangeCode(app: App, p: { code?: string; code_verifier?:
   if (!p.client_id) throw oauthError('INVALID_INPUT', 'invalid_request', 'client_id is required (public clients identify themselves)');
   if (!CODE_RE.test(p.code)) throw oauthError('INVALID_GRANT', 'invalid_grant', 'unknown, expired or used authorization code');
   const nowS = app.clock.now();
-  await getSigningKey(app); // load (or create) the key outside the transaction
   const out: Outcome<TokenSet> = await app.db.tx(async (q) => {
     const rows = await q.query<any>('SELECT * FROM oauth_codes WHERE code_hash = $1 FOR UPDATE', [sha256Hex(p.code!)]);
     if (!rows.length) return { ok: false, error: oauthError('INVALID_GRANT', 'invalid_grant', 'unknown, expired or used authorization code') };
@@ -307,7 +305,6 @@ export async function rotateRefreshToken(app: App, p: { refresh_token?: string; 
   if (!REFRESH_RE.test(p.refresh_token)) throw oauthError('INVALID_INPUT', 'invalid_request', `malformed refresh_token: expected ${REFRESH_PREFIX} followed by 43 base64url characters`);
   const nowS = app.clock.now();
   const hash = sha256Hex(p.refresh_token);
-  await getSigningKey(app); // load (or create) the key outside the transaction
   const out: Outcome<TokenSet> = await app.db.tx(async (q) => {
     const rows = await q.query<any>(`SELECT * FROM oauth_tokens WHERE token_hash = $1 AND kind = 'refresh'`, [hash]);
     if (!rows.length) return { ok: false, error: oauthError('INVALID_GRANT', 'invalid_grant', 'unknown refresh token') };

@@ -1,21 +1,10 @@
 // OpenAPI 3.1 and the human-readable reference page, both derived from the operations.
-import type { App } from '../app.ts';
+import type { App } from '../ops/types.ts';
 import type { Operation } from '../ops/types.ts';
-import { API_VERSION } from '../app.ts';
-import { toJsonSchema } from '../solvers/engine.ts';
+import { API_VERSION } from '../core/version.ts';
+import { jsonSchemaOf } from '../ops/schema.ts';
+import { publicOperations } from '../ops/registry.ts';
 
-const cache = new WeakMap<Operation, Record<string, any>>();
-
-export function jsonSchemaOf(op: Operation): Record<string, any> {
-  let s = cache.get(op);
-  if (!s) {
-    s = op.jsonSchema ?? toJsonSchema(op.input);
-    cache.set(op, s);
-  }
-  return s;
-}
-
-export const publicOperations = (app: App) => app.operations.filter((o) => o.access !== 'admin' && !o.hidden);
 
 function openApiPath(p: string): string {
   return p.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
@@ -30,6 +19,24 @@ const ERROR_SCHEMA = {
   },
 };
 
+const ERROR_RESPONSE = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+
+/** What an operation answers: its success status(es) and media type(s), the DESIGN §9 error body
+ * for every 4xx, and 503 where it depends on an upstream. Nothing else: a 5xx other than 503 is a bug. */
+function responsesOf(op: Operation): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const media = op.produces ?? ['application/json'];
+  for (const status of op.successStatus ?? [200]) {
+    out[String(status)] = {
+      description: status === 308 ? 'permanent redirect (Location header)' : 'success',
+      content: Object.fromEntries(media.map((m) => [m, { schema: m === 'application/json' || m.endsWith('+json') ? { type: 'object' } : { type: 'string' } }])),
+    };
+  }
+  out['4XX'] = { description: 'error body (DESIGN §9): 400 invalid input, 401 no or bad credential, 403 forbidden, 404 not found, 405 method not allowed, 413 body too large, 415 unsupported media type, 422 refused result, 429 quota or rate limit', ...ERROR_RESPONSE };
+  if (op.upstream) out['503'] = { description: 'UPSTREAM_UNAVAILABLE: an upstream did not answer (error body with per-source statuses where it applies); retry after Retry-After seconds', ...ERROR_RESPONSE };
+  return out;
+}
+
 export function buildOpenApi(app: App): Record<string, unknown> {
   const paths: Record<string, any> = {};
   for (const op of publicOperations(app)) {
@@ -43,10 +50,7 @@ export function buildOpenApi(app: App): Record<string, unknown> {
       description: [op.description, op.tool ? `MCP tool: \`${op.tool}\`.` : '', `Access: ${op.access}.`, op.cost ? `Cost: ${op.cost} compute token(s).` : ''].filter(Boolean).join(' '),
       tags: [op.tag],
       security: op.access === 'public' ? [{}, { bearer: [] }] : [{ bearer: [] }],
-      responses: {
-        '200': { description: 'success', content: { 'application/json': { schema: { type: 'object' } } } },
-        '4XX': { description: 'error body (DESIGN §9)', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-      },
+      responses: responsesOf(op),
     };
     if (op.tool) entry['x-mcp-tool'] = op.tool;
     if (op.method === 'GET' || op.method === 'DELETE') {

@@ -3,12 +3,14 @@
 // body here and nowhere else.
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { parse as parseQs } from 'node:querystring';
-import type { App } from '../app.ts';
-import type { Operation, OpContext, RawReply } from '../ops/types.ts';
-import { SvcError, isSvcError } from '../core/errors.ts';
-import { parseInput } from '../ops/validate.ts';
-import { authorize, bearerOf, resolveCaller } from './auth.ts';
-import { buildOpenApi, renderReferencePage, jsonSchemaOf } from './openapi.ts';
+import { pipeline, Transform, type Readable } from 'node:stream';
+import type { App } from '../ops/types.ts';
+import type { EventFrame, EventStreamReply, Operation, RawReply } from '../ops/types.ts';
+import { SvcError, type ErrorCode } from '../core/errors.ts';
+import { parseJsonBody } from '../core/json.ts';
+import { asSvcError, bearerOf, invoke, resolveCaller, type InvokeBase } from '../ops/invoke.ts';
+import { jsonSchemaOf } from '../ops/schema.ts';
+import { buildOpenApi, renderReferencePage } from './openapi.ts';
 import { ulid } from '../core/ids.ts';
 import { registerMcp } from '../mcp/server.ts';
 
@@ -18,32 +20,44 @@ export interface HttpOptions {
   logger?: boolean;
 }
 
-function toErrorResponse(err: any): { status: number; body: Record<string, unknown>; headers?: Record<string, string> } {
-  if (isSvcError(err)) return { status: err.status, body: err.toBody(), headers: err.headers };
+/** The DESIGN §9 answer to an error: a SvcError's own status and body (with `Retry-After` when it
+ * says how long to wait), or the mapping of an error Fastify raised before the operation ran
+ * (body too large, malformed JSON, …). Error answers are never cached. */
+function toErrorResponse(e: unknown): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
+  const headers: Record<string, string> = { 'cache-control': 'no-store' };
+  const err = frameworkError(e) ?? asSvcError(e);
+  if (err.retryAfterSeconds !== undefined) headers['retry-after'] = String(err.retryAfterSeconds);
+  return { status: err.status, body: err.toBody(), headers };
+}
+
+/** Errors Fastify raises while reading a request, as SvcErrors (null for anything else). */
+function frameworkError(err: any): SvcError | null {
   const code: string | undefined = err?.code;
-  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, body: { ok: false, error: 'request body too large', code: 'PAYLOAD_TOO_LARGE' } };
-  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return { status: 415, body: { ok: false, error: 'unsupported Content-Type: send application/json', code: 'UNSUPPORTED_MEDIA_TYPE' } };
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new SvcError('PAYLOAD_TOO_LARGE', 'request body too large');
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new SvcError('UNSUPPORTED_MEDIA_TYPE', 'unsupported Content-Type: send application/json');
   if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError || code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
-    return { status: 400, body: { ok: false, error: `malformed request body: ${err.message}`, code: 'INVALID_INPUT' } };
-  }
-  // PostgreSQL data exceptions (SQLSTATE class 22: a NUL byte in text, an invalid byte sequence, a
-  // value out of range for its column) are bad input that reached the store: 400, not 500
-  if (typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code)) {
-    return { status: 400, body: { ok: false, error: 'invalid input: a value cannot be stored as given (control characters such as NUL are not allowed)', code: 'INVALID_INPUT' } };
+    return new SvcError('INVALID_INPUT', `malformed request body: ${err.message}`);
   }
   const sc = Number(err?.statusCode);
   if (sc >= 400 && sc < 500) {
-    const map: Record<number, string> = { 400: 'INVALID_INPUT', 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 405: 'METHOD_NOT_ALLOWED', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE', 429: 'RATE_LIMITED' };
-    return { status: sc, body: { ok: false, error: String(err.message || 'bad request'), code: map[sc] ?? 'INVALID_INPUT' } };
+    const map: Record<number, ErrorCode> = { 400: 'INVALID_INPUT', 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 405: 'METHOD_NOT_ALLOWED', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE', 429: 'RATE_LIMITED' };
+    return new SvcError(map[sc] ?? 'INVALID_INPUT', String(err.message || 'bad request'));
   }
-  return { status: 500, body: { ok: false, error: 'internal error', code: 'INTERNAL' } };
+  return null;
 }
 
 export function sendError(reply: FastifyReply, err: unknown, log?: (e: unknown) => void): FastifyReply {
   const r = toErrorResponse(err);
-  if (r.status >= 500 && log) log(err);
-  if (r.headers) reply.headers(r.headers);
+  reply.request.svcErrorCode = String(r.body.code); // counted by src/observability (svc_http_errors_total)
+  if (r.status >= 500 && log) log(err instanceof Error && err.cause ? err.cause : err);
+  reply.headers(r.headers);
   return reply.code(r.status).type('application/json; charset=utf-8').send(r.body);
+}
+
+/** A Fastify route path as a regular expression over request paths (`:param` is one segment, `*` the rest). */
+function routePattern(url: string): RegExp {
+  const esc = url.split(/(:[A-Za-z0-9_]+|\*)/).map((p) => (p === '*' ? '.*' : p.startsWith(':') ? '[^/]+' : p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))).join('');
+  return new RegExp(`^${esc}/?$`);
 }
 
 /** Query strings are strings: coerce them to the types the operation's JSON Schema declares. */
@@ -61,11 +75,12 @@ function coerceQuery(query: Record<string, unknown>, schema: Record<string, any>
   return out;
 }
 
-export function opContext(app: App, req: FastifyRequest, reply: FastifyReply, caller: OpContext['caller'], bearer: string | null): OpContext {
+/** What an HTTP request tells an operation about itself (its signal aborts when the client goes away). */
+function requestBase(req: FastifyRequest, reply: FastifyReply, caller: InvokeBase['caller'], bearer: string | null): InvokeBase {
   const ac = new AbortController();
   reply.raw.on('close', () => { if (!reply.raw.writableFinished) ac.abort(); });
   return {
-    app, caller, bearer, signal: ac.signal, requestId: String(req.id), ip: req.ip, via: 'http', headers: req.headers,
+    caller, bearer, signal: ac.signal, requestId: String(req.id), ip: req.ip, via: 'http', headers: req.headers,
     rawQuery: req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '',
     progress: () => {},
   };
@@ -73,6 +88,38 @@ export function opContext(app: App, req: FastifyRequest, reply: FastifyReply, ca
 
 function isRaw(x: unknown): x is RawReply {
   return !!x && typeof x === 'object' && (x as any).raw === true && 'body' in (x as any);
+}
+
+function isEventStream(x: unknown): x is EventStreamReply {
+  return !!x && typeof x === 'object' && (x as any).raw === true && 'events' in (x as any);
+}
+
+/** The response headers of every Server-Sent-Events answer: not cached, not transformed, not
+ * buffered by a reverse proxy (nginx reads x-accel-buffering). */
+const EVENT_STREAM_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' };
+
+/** One event in the text/event-stream wire format (WHATWG HTML §9.2.6). */
+export function encodeEventFrame(f: EventFrame): string {
+  let s = '';
+  if (f.comment !== undefined) for (const line of f.comment.split('\n')) s += `: ${line}\n`;
+  if (f.retry !== undefined) s += `retry: ${f.retry}\n`;
+  if (f.id !== undefined) s += `id: ${f.id}\n`;
+  if (f.event !== undefined) s += `event: ${f.event}\n`;
+  if (f.data !== undefined) for (const line of f.data.split('\n')) s += `data: ${line}\n`;
+  return s + '\n';
+}
+
+/** Answers with an event stream: its frames are encoded as they come; when the client goes away
+ * the stream is destroyed, which tells its producer (src/live/sse.ts). */
+function sendEventStream(reply: FastifyReply, events: Readable): FastifyReply {
+  const body = new Transform({
+    writableObjectMode: true,
+    transform(frame: EventFrame, _enc, cb) { cb(null, encodeEventFrame(frame)); },
+  });
+  pipeline(events, body, () => { /* ended, or cut short by the client: the producer knows */ });
+  reply.raw.once('close', () => { if (!events.destroyed) events.destroy(); });
+  reply.headers(EVENT_STREAM_HEADERS);
+  return reply.code(200).send(body);
 }
 
 export async function buildHttp(app: App, opts: HttpOptions = {}): Promise<FastifyInstance> {
@@ -89,12 +136,35 @@ export async function buildHttp(app: App, opts: HttpOptions = {}): Promise<Fasti
   });
 
   // RFC 6749 token endpoints post forms; everything else is JSON.
+  // JSON with a nesting-depth limit (src/core/json.ts); an empty body is no body
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = body as string;
+    if (text === '') { const e: any = new Error('Body cannot be empty when content-type is set to \'application/json\''); e.code = 'FST_ERR_CTP_EMPTY_JSON_BODY'; e.statusCode = 400; return done(e, undefined); }
+    try { done(null, parseJsonBody(text)); } catch (e) { done(e as Error, undefined); }
+  });
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     try { done(null, parseQs(body as string)); } catch (e) { done(e as Error, undefined); }
   });
 
   fastify.setErrorHandler((err, req, reply) => {
     sendError(reply, err, (e) => req.log.error({ err: e }, 'unhandled error'));
+  });
+  // A known path asked with a method it does not take is 405 with Allow (RFC 9110 §15.5.6), not
+  // 404: the router answers only for the methods registered, so the paths are kept here too.
+  const routes: { method: string; re: RegExp }[] = [];
+  fastify.addHook('onRoute', (r) => {
+    for (const m of ([] as string[]).concat(r.method as string | string[])) routes.push({ method: m.toUpperCase(), re: routePattern(r.url ?? r.path) });
+  });
+  // before the body is read: a method Fastify reads bodies for (QUERY) would be refused for its
+  // missing Content-Type first
+  fastify.addHook('onRequest', async (req, reply) => {
+    if (!req.is404) return;
+    const path = req.url.split('?')[0];
+    const allow = [...new Set(routes.filter((r) => r.re.test(path)).map((r) => r.method))].sort();
+    if (!allow.length) return;
+    reply.header('allow', allow.join(', '));
+    return sendError(reply, new SvcError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`));
   });
   fastify.setNotFoundHandler((req, reply) => {
     sendError(reply, new SvcError('NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`));
@@ -164,11 +234,11 @@ function registerOperation(fastify: FastifyInstance, app: App, op: Operation): v
   fastify.route({
     method: op.method,
     url: op.path,
+    config: { operation: op.id }, // the metrics' operation label (src/observability)
     bodyLimit: op.bodyLimit ?? DEFAULT_BODY_LIMIT,
     handler: async (req, reply) => {
       const bearer = bearerOf(req.headers.authorization);
       const caller = await resolveCaller(app, bearer);
-      authorize(op, caller);
       const params = (req.params ?? {}) as Record<string, unknown>;
       let raw: Record<string, unknown>;
       if (op.method === 'GET' || op.method === 'DELETE') {
@@ -182,9 +252,8 @@ function registerOperation(fastify: FastifyInstance, app: App, op: Operation): v
         }
         raw = { ...((body as Record<string, unknown>) ?? {}), ...params };
       }
-      const input = parseInput(op.input, raw);
-      const ctx = opContext(app, req, reply, caller, bearer);
-      const out = await op.handler(input, ctx);
+      const out = await invoke(app, op, raw, requestBase(req, reply, caller, bearer));
+      if (isEventStream(out)) return sendEventStream(reply, out.events);
       if (isRaw(out)) {
         if (out.headers) reply.headers(out.headers);
         return reply.code(out.status ?? 200).send(out.body);

@@ -14,7 +14,7 @@ import { SvcError, isSvcError } from '../core/errors.ts';
 import { pulseAt, SVCOND_SECONDS } from '../core/clock.ts';
 import { ulid } from '../core/ids.ts';
 import { assertMachineCaller } from '../services/identity.ts';
-import { tokensLeft, type SealedResponse } from '../services/sealer.ts';
+import type { SealedResponse } from '../services/seal-batch.ts';
 import {
   bindOperatorInputs, computeOperatorStep, computeSolverStep, prepareOperator, prepareSolver, validateSolverBody,
   type PreparedSource, type StepJob,
@@ -138,8 +138,7 @@ export async function runReactor(input: ReactorInput, ctx: OpContext): Promise<R
 
   // --- tokens: one per step; never compute more steps than can be sealed
   const nowT = app.clock.now();
-  const left = app.sealer.tokensHint(zid) ?? await tokensLeft(app.db, zid, app.config.tokensPerDay, nowT);
-  if (left < 1) throw new SvcError('QUOTA_EXCEEDED', 'no compute tokens left today', { details: { tokens: { cost: 1, remaining: left } }, headers: { 'Retry-After': '3600' } });
+  const left = await app.sealer.assertTokens(zid, 1);
   const depth = Math.min(input.maxDepth, left);
 
   const runId = 'rx_' + ulid();

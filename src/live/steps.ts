@@ -1,15 +1,17 @@
 // One step of live compute: a solver run (in the worker pool) or a catalog operator evaluation,
 // computed for a fixed instant `t` and turned into a v2 seal job for that instant. Streams seal
 // each tick as it comes; the reactor computes its whole trajectory, then seals every step.
-// A solver step goes through the engine's computeSolverJob (src/solvers/engine.ts), as a direct
+// A solver step goes through the engine's computeSolverJob (src/ops/solvers.ts), as a direct
 // call does, with `now` = the step's own instant; the caller seals the job with that same `t`
 // (see docs/live-compute.md, "What the node's core provides").
 import type { z } from 'zod';
-import type { App } from '../app.ts';
-import type { SealJob } from '../services/sealer.ts';
+import type { App } from '../ops/types.ts';
+import type { SealJob } from '../services/seal-batch.ts';
 import { SvcError } from '../core/errors.ts';
 import { parseInput } from '../ops/validate.ts';
-import { loadSolvers, solverInputSchema, computeSolverJob, shapeOf, type LoadedSolver } from '../solvers/engine.ts';
+import { loadSolvers, type LoadedSolver } from '../solvers/engine/loader.ts';
+import { solverInputSchema, computeSolverJob } from '../ops/solvers.ts';
+import { shapeOf } from '../ops/schema.ts';
 import { jobEnded, jobStarted } from './registry.ts';
 
 export type StepJob = Omit<SealJob, 'zid' | 'keyPrefix' | 't' | 'cost' | 'folder'>;

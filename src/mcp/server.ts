@@ -3,16 +3,17 @@
 // Sessions (Mcp-Session-Id) live in this process; the bearer of each HTTP request is the caller
 // of the tools in it. Host and Origin are checked against DNS rebinding.
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { App } from '../app.ts';
-import type { Caller, Operation, OpContext } from '../ops/types.ts';
+import type { App, Operation } from '../ops/types.ts';
+import type { Caller } from '../core/caller.ts';
 import { SvcError, isSvcError } from '../core/errors.ts';
-import { parseInput } from '../ops/validate.ts';
-import { authorize, bearerOf, resolveCaller } from '../http/auth.ts';
-import { jsonSchemaOf } from '../http/openapi.ts';
+import { MAX_JSON_DEPTH, parseJsonBody } from '../core/json.ts';
+import { bearerOf, invoke, resolveCaller, type InvokeBase } from '../ops/invoke.ts';
+import { jsonSchemaOf } from '../ops/schema.ts';
 
 interface Session {
   transport: StreamableHTTPServerTransport;
@@ -21,6 +22,10 @@ interface Session {
 }
 
 const SESSION_IDLE_MS = 30 * 60 * 1000;
+/** a tools/call may carry a user's file (an 8 MiB CNF or MATPOWER case) plus its JSON escaping */
+const MCP_BODY_LIMIT = 10 * 1024 * 1024;
+/** tools/call with its params unparsed (see buildServer) */
+const TOOLS_CALL = z.object({ method: z.literal('tools/call'), params: z.unknown() });
 const MAX_SESSIONS = 1000;
 
 export function toolOperations(app: App): Operation[] {
@@ -39,15 +44,15 @@ function hostnameOf(value: string, withScheme: boolean): string | null {
   try { return new URL(withScheme ? value : `http://${value}`).hostname.toLowerCase(); } catch { return null; }
 }
 
-export async function callTool(app: App, op: Operation, args: unknown, base: Omit<OpContext, 'app'>): Promise<{ isError: boolean; body: Record<string, unknown> }> {
+/** Runs a tool through the one invocation path (src/ops/invoke.ts): a refusal is a result with
+ * `isError` whose body is the DESIGN §9 error body; a bug is an `INTERNAL` error body (logged). */
+export async function callTool(app: App, op: Operation, args: unknown, base: InvokeBase): Promise<{ isError: boolean; body: Record<string, unknown> }> {
   try {
-    authorize(op, base.caller);
-    const input = parseInput(op.input, args ?? {});
-    const out = await op.handler(input, { app, ...base });
-    return { isError: false, body: out as Record<string, unknown> };
+    return { isError: false, body: await invoke(app, op, args ?? {}, base) as Record<string, unknown> };
   } catch (e) {
-    if (isSvcError(e)) return { isError: true, body: e.toBody() };
-    throw e;
+    const err = e as SvcError;
+    if (err.code === 'INTERNAL') console.error('svc: tool %s failed:', op.tool, err.cause ?? err);
+    return { isError: true, body: err.toBody() };
   }
 }
 
@@ -62,7 +67,10 @@ function buildServer(app: App): Server {
       inputSchema: { type: 'object', ...jsonSchemaOf(o) } as any,
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+  // The SDK's tools/call wrapper validates params and answers -32602 Invalid params; registering
+  // the strict schema would have them parsed first and refused as -32603.
+  server.setRequestHandler(TOOLS_CALL, async (request, extra) => {
+    const req = request as unknown as z.infer<typeof CallToolRequestSchema>;
     const op = byName.get(req.params.name);
     if (!op) {
       const body = { ok: false, error: `unknown tool '${req.params.name}'`, code: 'NOT_FOUND' };
@@ -131,6 +139,7 @@ export async function registerMcp(fastify: FastifyInstance, app: App): Promise<v
       caller = await resolveCaller(app, bearer);
     } catch (e) {
       const err = isSvcError(e) ? e : new SvcError('UNAUTHORIZED', 'invalid credential');
+      req.svcErrorCode = err.code; // counted by src/observability (svc_http_errors_total)
       return reply.code(err.status).header('WWW-Authenticate', 'Bearer').send(err.toBody());
     }
     const authInfo = { token: bearer ?? '', clientId: caller?.zid ?? 'anonymous', scopes: caller?.scopes ?? [], extra: { caller, bearer, ip: req.ip, headers: req.headers } };
@@ -174,18 +183,20 @@ export async function registerMcp(fastify: FastifyInstance, app: App): Promise<v
     scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
       if (text === '') return done(null, undefined);
-      try { done(null, JSON.parse(text as string)); } catch { done(null, PARSE_ERROR); }
+      try { done(null, parseJsonBody(text as string)); } catch (e) { done(null, isSvcError(e) ? TOO_DEEP : PARSE_ERROR); }
     });
     const guarded = async (req: FastifyRequest, reply: FastifyReply) => {
-      if (req.body === PARSE_ERROR) {
+      if (req.body === PARSE_ERROR || req.body === TOO_DEEP) {
         // the Host/Origin check comes first, as for every MCP request
         const host = hostnameOf(String(req.headers.host ?? ''), false);
         if (!host || !hosts.has(host)) return rpcError(reply, 403, -32000, `Invalid Host header: ${req.headers.host ?? '(none)'}`);
-        return rpcError(reply, 400, -32700, 'Parse error: the body is not valid JSON');
+        return req.body === TOO_DEEP
+          ? rpcError(reply, 400, -32600, `Invalid Request: the body is nested deeper than ${MAX_JSON_DEPTH} levels`)
+          : rpcError(reply, 400, -32700, 'Parse error: the body is not valid JSON');
       }
       return handle(req, reply);
     };
-    scope.post('/api/mcp', { bodyLimit: 4 * 1024 * 1024 }, guarded);
+    scope.post('/api/mcp', { bodyLimit: MCP_BODY_LIMIT }, guarded);
     scope.get('/api/mcp', guarded);
     scope.delete('/api/mcp', guarded);
   });
@@ -193,3 +204,5 @@ export async function registerMcp(fastify: FastifyInstance, app: App): Promise<v
 
 /** marks a request body that was not valid JSON */
 const PARSE_ERROR: unique symbol = Symbol('svc.mcp.parse-error');
+/** marks a request body nested past the JSON depth limit */
+const TOO_DEEP: unique symbol = Symbol('svc.mcp.too-deep');

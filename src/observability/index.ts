@@ -3,109 +3,51 @@
 // Fastify instance by `registerObservability(fastify, app)` (one line in src/http/server.ts),
 // before the operation routes, so its hooks see every request.
 //
+// Metrics are prom-client metrics in one Registry per app (./metrics.ts says why prom-client and
+// why not its default metrics); GET /metrics renders that registry, and `promtool check metrics`
+// finds nothing to report (test/node/promtool.test.ts). Nothing is monkey-patched and no body is
+// parsed: every series is fed by a hook or a listener the measured component offers.
+//
 // What is measured, and where it comes from:
-//   requests     raw response 'close' of every request (so hijacked MCP replies and aborted
-//                requests count too): rate and latency histogram by operation id and status
-//   solver jobs  a wrapper around app.pool.run: queue + run time by solver and outcome
+//   requests     an onRequest hook listens for the raw response's 'close' (so hijacked MCP replies
+//                and aborted requests count too): rate and latency histogram by operation id, read
+//                from the route's config (`config.operation`, set when src/http registers an
+//                operation's route; other routes are `route:<path>`, unrouted ones `unmatched`)
+//   errors       an onSend hook counts `request.svcErrorCode`, the DESIGN §9 code src/http's
+//                sendError answered with (QUOTA_EXCEEDED = token refusals)
+//   solver jobs  the pool's `onJob` listeners (SolverPool): jobs in flight, and queue + run time
+//                by solver and outcome
 //   pool         app.pool.stats at scrape time: threads, queue depth, utilisation
 //   seals        app.sealer.onSealed (every seal this node commits, contract fires included) by solver
-//   refusals     error bodies' `code` (QUOTA_EXCEEDED = token refusals), counted on send
-//   MCP          sessions opened (a reply that hands out a new Mcp-Session-Id) and requests
-//   process      RSS, heap, CPU seconds, event-loop delay, start time
+//   MCP          sessions opened (a reply that hands out a new Mcp-Session-Id)
+//   process      RSS, heap, CPU seconds (a counter), event-loop delay (a histogram), start time
 import { readdirSync } from 'node:fs';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../app.ts';
-import { Registry, PROMETHEUS_CONTENT_TYPE, type Counter, type Gauge, type Histogram } from './metrics.ts';
+import type { App } from '../ops/types.ts';
+import { createNodeMetrics } from './metrics.ts';
 import { SvcError } from '../core/errors.ts';
-import { observerSubscribers } from '../ops/observer-stream.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The operation id of an operation's route (src/http/server.ts registerOperation). */
+    operation?: string;
+  }
+  interface FastifyRequest {
+    /** The DESIGN §9 code of the error this request is answered with (src/http/server.ts sendError). */
+    svcErrorCode?: string;
+  }
+}
 
 const MIGRATIONS_DIR = new URL('../store/migrations/', import.meta.url);
 const READY_TIMEOUT_MS = 2000;
 
-export interface NodeMetrics {
-  registry: Registry;
-  requests: Counter;
-  requestSeconds: Histogram;
-  inFlight: Gauge;
-  solverSeconds: Histogram;
-  solverInFlight: Gauge;
-  seals: Counter;
-  errors: Counter;
-  tokenRefusals: Counter;
-  mcpSessions: Counter;
-}
-
-const metricsOf = new WeakMap<App, NodeMetrics>();
-const draining = new WeakSet<App>();
-
-/** The metrics of an app (created on first use; one set per app, several apps per process in tests). */
-export function nodeMetrics(app: App): NodeMetrics {
-  let m = metricsOf.get(app);
-  if (m) return m;
-  const r = new Registry();
-  const startedSeconds = Date.parse(app.startedAt) / 1000;
-  const loopDelay = monitorEventLoopDelay({ resolution: 20 });
-  loopDelay.enable();
-  app.onClose.push(() => { loopDelay.disable(); });
-  r.gauge('svc_node_info', 'This node: id, version and store backend (value 1).', ['node_id', 'version', 'store'], (g) =>
-    g.set({ node_id: app.nodeId, version: app.version, store: app.db.backend }, 1));
-  m = {
-    registry: r,
-    requests: r.counter('svc_http_requests_total', 'HTTP requests answered, by operation id, method and status (499: the client went away first).', ['operation', 'method', 'status']),
-    requestSeconds: r.histogram('svc_http_request_duration_seconds', 'HTTP request latency from arrival to the last byte, by operation id.', ['operation']),
-    inFlight: r.gauge('svc_http_requests_in_flight', 'HTTP requests being handled now.'),
-    solverSeconds: r.histogram('svc_solver_job_duration_seconds', 'Solver jobs in the worker pool (queue wait + run), by solver and outcome (ok, refused, timeout, cancelled, error).', ['solver', 'outcome']),
-    solverInFlight: r.gauge('svc_solver_jobs_in_flight', 'Solver jobs queued or running in the worker pool.'),
-    seals: r.counter('svc_seals_total', 'Results sealed by this node (solver calls, contract fires, every sealed operation), by solver.', ['solver']),
-    errors: r.counter('svc_http_errors_total', 'Error responses by stable error code (DESIGN §9).', ['code']),
-    tokenRefusals: r.counter('svc_token_refusals_total', 'Calls refused for lack of compute tokens (429 QUOTA_EXCEEDED).'),
-    mcpSessions: r.counter('svc_mcp_sessions_opened_total', 'MCP sessions opened on this node (Streamable HTTP, Mcp-Session-Id).'),
-  };
-  r.gauge('svc_pool_threads', 'Worker threads in the solver pool.', [], (g) => g.set({}, app.pool.stats.threads));
-  r.gauge('svc_pool_queue_depth', 'Solver jobs waiting for a worker thread.', [], (g) => g.set({}, app.pool.stats.queueSize));
-  r.gauge('svc_pool_utilization', 'Share of the pool capacity used since it started (piscina utilization, 0..1).', [], (g) => g.set({}, app.pool.stats.utilization));
-  r.gauge('svc_pool_completed_jobs', 'Solver jobs the pool has completed since it started.', [], (g) => g.set({}, app.pool.stats.completed));
-  r.gauge('svc_observer_streams', 'Live observer feed subscribers (GET /api/observer/stream) on this node.', [], (g) => g.set({}, observerSubscribers(app)));
-  r.gauge('process_resident_memory_bytes', 'Resident set size in bytes.', [], (g) => g.set({}, process.memoryUsage.rss()));
-  r.gauge('nodejs_heap_used_bytes', 'V8 heap in use, bytes.', [], (g) => g.set({}, process.memoryUsage().heapUsed));
-  r.gauge('process_cpu_seconds_total', 'User + system CPU time of the process, seconds.', [], (g) => {
-    const u = process.cpuUsage();
-    g.set({}, (u.user + u.system) / 1e6);
-  });
-  r.gauge('process_start_time_seconds', 'Start time of the node, unix seconds.', [], (g) => g.set({}, startedSeconds));
-  r.gauge('nodejs_eventloop_delay_seconds', 'Event-loop delay since the previous scrape: p50, p99 and max.', ['quantile'], (g) => {
-    g.set({ quantile: '0.5' }, loopDelay.percentile(50) / 1e9);
-    g.set({ quantile: '0.99' }, loopDelay.percentile(99) / 1e9);
-    g.set({ quantile: 'max' }, loopDelay.max / 1e9);
-    loopDelay.reset();
-  });
-  instrumentPool(app, m);
-  app.sealer.onSealed.push((_zid, res) => m!.seals.inc({ solver: typeof res.solver === 'string' ? res.solver : 'none' }));
-  metricsOf.set(app, m);
-  return m;
-}
-
-function instrumentPool(app: App, m: NodeMetrics): void {
-  const pool = app.pool;
-  const run = pool.run.bind(pool);
-  pool.run = async (name, input, opts) => {
-    const t0 = performance.now();
-    m.solverInFlight.inc();
-    let outcome = 'ok';
-    try {
-      return await run(name, input, opts);
-    } catch (e: any) {
-      const code = e?.code;
-      outcome = code === 'TIME_BUDGET_EXCEEDED' ? 'timeout' : opts.signal?.aborted ? 'cancelled' : typeof code === 'string' && e?.name === 'SvcError' ? 'refused' : 'error';
-      throw e;
-    } finally {
-      m.solverInFlight.dec();
-      m.solverSeconds.observe({ solver: name, outcome }, (performance.now() - t0) / 1000);
-    }
-  };
+declare module '../ops/types.ts' {
+  interface AppParts {
+    /** set when the node starts shutting down: readyz answers 503 and replies close their connection */
+    draining?: boolean;
+  }
 }
 
 /** Migrations this build ships (file names), to compare with schema_migrations. */
@@ -120,7 +62,7 @@ export interface Readiness {
 
 /** Store reachable (a query answers within 2 s) and every shipped migration applied; not draining. */
 export async function readiness(app: App): Promise<Readiness> {
-  const checks: Readiness['checks'] = { store: 'ok', migrations: 'ok', draining: draining.has(app) };
+  const checks: Readiness['checks'] = { store: 'ok', migrations: 'ok', draining: !!app.parts.draining };
   let timer: NodeJS.Timeout | undefined;
   try {
     const applied = await Promise.race([
@@ -139,15 +81,12 @@ export async function readiness(app: App): Promise<Readiness> {
   return { ready: checks.store === 'ok' && checks.migrations === 'ok' && !checks.draining, checks };
 }
 
-function operationLabeller(app: App): (req: FastifyRequest) => string {
-  const byRoute = new Map<string, string>();
-  for (const op of app.operations) byRoute.set(`${op.method} ${op.path}`, op.id);
-  return (req) => {
-    const url = req.routeOptions?.url;
-    if (!url) return 'unmatched';
-    const method = req.method === 'HEAD' ? 'GET' : req.method;
-    return byRoute.get(`${method} ${url}`) ?? `route:${url}`;
-  };
+/** The operation id of a request: the route's `config.operation`, else `route:<path>` for the
+ * node's other routes (metrics, docs, MCP), else `unmatched` (404s: one series, whatever the URL). */
+function operationOf(req: FastifyRequest): string {
+  const ro = req.routeOptions;
+  if (!ro?.url) return 'unmatched';
+  return ro.config?.operation ?? `route:${ro.url}`;
 }
 
 function sameSecret(a: string, b: string): boolean {
@@ -155,11 +94,9 @@ function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(h(a), h(b));
 }
 
-const CODE_RE = /"code"\s*:\s*"([A-Z_]{2,40})"/;
-
 export async function registerObservability(fastify: FastifyInstance, app: App): Promise<void> {
-  const m = nodeMetrics(app);
-  const labelOf = operationLabeller(app);
+  // one registry per app (an app has one HTTP face); its samplers stop with the app
+  const m = createNodeMetrics(app);
   const metricsToken = app.config.env.SVC_METRICS_TOKEN || null;
 
   // requests in flight per connection (sockets of real listeners; inject has none)
@@ -180,9 +117,9 @@ export async function registerObservability(fastify: FastifyInstance, app: App):
       if (sockets.has(socket)) {
         const busy = sockets.get(socket)! - 1;
         sockets.set(socket, busy);
-        if (busy === 0 && draining.has(app)) socket.end();
+        if (busy === 0 && app.parts.draining) socket.end();
       }
-      const operation = labelOf(req);
+      const operation = operationOf(req);
       const status = reply.raw.writableEnded ? reply.raw.statusCode : 499;
       m.requests.inc({ operation, method: req.method, status: String(status) });
       m.requestSeconds.observe({ operation }, (performance.now() - t0) / 1000);
@@ -193,14 +130,12 @@ export async function registerObservability(fastify: FastifyInstance, app: App):
     reply.raw.setHeader('x-request-id', String(req.id));
   });
 
-  fastify.addHook('onSend', async (_req, reply, payload) => {
-    if (draining.has(app)) reply.header('connection', 'close');
-    if (reply.statusCode >= 400 && typeof payload === 'string' && payload.length < 65536) {
-      const code = CODE_RE.exec(payload)?.[1];
-      if (code) {
-        m.errors.inc({ code });
-        if (code === 'QUOTA_EXCEEDED') m.tokenRefusals.inc();
-      }
+  fastify.addHook('onSend', async (req, reply, payload) => {
+    if (app.parts.draining) reply.header('connection', 'close');
+    const code = req.svcErrorCode;
+    if (code) {
+      m.errors.inc({ code });
+      if (code === 'QUOTA_EXCEEDED') m.tokenRefusals.inc();
     }
     return payload;
   });
@@ -211,7 +146,7 @@ export async function registerObservability(fastify: FastifyInstance, app: App):
     // keep-alive connection would hold the close for the whole keep-alive timeout: the idle ones
     // end now, the busy ones as soon as their last request is answered (see onRequest), and
     // replies sent while draining say `Connection: close`.
-    draining.add(app);
+    app.parts.draining = true;
     for (const [socket, busy] of sockets) if (busy === 0) socket.end();
   });
 
@@ -228,12 +163,12 @@ export async function registerObservability(fastify: FastifyInstance, app: App):
     if (metricsToken && !sameSecret(req.headers.authorization ?? '', `Bearer ${metricsToken}`)) {
       throw new SvcError('UNAUTHORIZED', 'GET /metrics needs Authorization: Bearer <SVC_METRICS_TOKEN>');
     }
-    return reply.header('cache-control', 'no-store').type(PROMETHEUS_CONTENT_TYPE).send(m.registry.render());
+    return reply.header('cache-control', 'no-store').type(m.registry.contentType).send(await m.registry.metrics());
   });
 }
 
 /** Marks an app as draining (readyz answers 503) without closing anything; used by shutdown paths
  * that do not go through Fastify's close. */
 export function markDraining(app: App): void {
-  draining.add(app);
+  app.parts.draining = true;
 }

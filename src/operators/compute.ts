@@ -63,7 +63,7 @@ export interface ComputeRequest {
 function fail(steps: ProtocolStep[], step: StepName, err: SvcError): SvcError {
   steps.push({ step, ok: false, detail: { code: err.code, error: err.message } });
   const details = { ...(err.details ?? {}), protocol: steps };
-  return new SvcError(err.code, err.message, { issues: err.issues, details, headers: err.headers });
+  return new SvcError(err.code, err.message, { issues: err.issues, details });
 }
 
 /** The chain a request selects: KO42 first, then the given operators or the domain's default. */

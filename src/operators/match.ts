@@ -1,24 +1,20 @@
 // svc_domain_match: deterministic term overlap between a text (or an id) and each domain's
 // vocabulary. Not a solvability proof. Text and vocabulary are tokenized the same way
-// (lower case, split on non-alphanumerics, a trailing plural "s" folded), and a vocabulary
+// (lower case, split on non-alphanumerics, stemmed: src/core/text.ts), and a vocabulary
 // term fires when all its tokens occur consecutively in the text. Score = sum over fired terms
 // of the term's token count (a phrase counts more than a single word) + 1 per word of the
 // domain name found in the text. Ties are broken by domain name, so the order is stable.
 import { loadCatalog, getOperator, resolveDomain } from './catalog.ts';
 import type { DomainDef } from './types.ts';
+import { STOP_WORDS, stem, words } from '../core/text.ts';
 
 export const MATCH_DEFAULT_LIMIT = 5;
 export const MATCH_MAX_LIMIT = 12;
 
-const STOP = new Set(['the', 'of', 'a', 'an', 'and', 'or', 'in', 'on', 'for', 'to', 'with', 'by', 'at', 'from', 'is', 'as']);
 
-export function normalizeToken(t: string): string {
-  if (t.length > 3 && t.endsWith('s') && !t.endsWith('ss') && !t.endsWith('us') && !t.endsWith('is')) return t.slice(0, -1);
-  return t;
-}
-
+/** Stemmed words of a text (the text toolkit's words and stemmer). */
 export function matchTokens(text: string): string[] {
-  return text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean).map(normalizeToken);
+  return words(text).map(stem);
 }
 
 interface PreparedDomain { domain: DomainDef; terms: { term: string; tokens: string[] }[]; nameTokens: string[] }
@@ -28,7 +24,7 @@ function prepare(): PreparedDomain[] {
   return loadCatalog().domains.map((d) => ({
     domain: d,
     terms: d.vocabulary.map((term) => ({ term, tokens: matchTokens(term) })).filter((x) => x.tokens.length > 0),
-    nameTokens: [...new Set(matchTokens(d.name).filter((t) => !STOP.has(t)))],
+    nameTokens: [...new Set(matchTokens(d.name).filter((t) => !STOP_WORDS.has(t)))],
   }));
 }
 

@@ -6,26 +6,10 @@
 import MiniSearch from 'minisearch';
 import { loadCatalog, getOperator } from './catalog.ts';
 import type { OperatorDef } from './types.ts';
+import { STOP_WORDS, identifierTokens } from '../core/text.ts';
 
 export const SEARCH_DEFAULT_LIMIT = 12;
 export const SEARCH_MAX_LIMIT = 40;
-
-/** Lower-cased tokens: split on non-alphanumerics; a camelCase word also yields its parts
- * (speedOfLight -> speedoflight, speed, of, light), so both spellings find it. */
-export function tokenize(text: string): string[] {
-  const out: string[] = [];
-  for (const word of text.split(/[^A-Za-z0-9]+/)) {
-    if (!word) continue;
-    const lower = word.toLowerCase();
-    out.push(lower);
-    const parts = word.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2').toLowerCase().split(' ');
-    if (parts.length > 1) out.push(...parts);
-  }
-  return out;
-}
-
-/** Words too common to search on (they would only slow prefix expansion and match everything). */
-const STOP_WORDS = new Set(['a', 'an', 'the', 'of', 'and', 'or', 'in', 'on', 'at', 'to', 'for', 'by', 'with', 'from', 'as', 'is', 'its']);
 
 interface Doc { id: string; name: string; equation: string; description: string; domain: string }
 
@@ -36,7 +20,7 @@ function buildIndex(): MiniSearch<Doc> {
     fields: ['id', 'name', 'equation', 'description', 'domain'],
     storeFields: [],
     idField: 'id',
-    tokenize,
+    tokenize: identifierTokens,
     // single letters (equation variables such as m, v) and stop words carry no meaning to search on
     processTerm: (t) => (t.length > 0 && !STOP_WORDS.has(t) && !/^[a-z]$/.test(t) ? t : null),
     searchOptions: {

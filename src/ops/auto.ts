@@ -1,5 +1,5 @@
 // svc_auto (POST /api/svc/auto): natural-language dispatch. The BM25 classifier of
-// src/solvers/dispatch.ts picks a solver from `query` (or refuses with the top candidates), the
+// src/ops/dispatch.ts picks a solver from `query` (or refuses with the top candidates), the
 // given numeric `inputs` plus any `key=value` pairs written in the query are mapped onto the
 // chosen solver's fields, and the engine runs and seals the job under that solver's own source
 // (its operator chain, unit and method). `result.dispatch` then names the solver with the top
@@ -7,8 +7,10 @@
 import { z } from 'zod';
 import { defineOp, type Operation } from './types.ts';
 import { SvcError } from '../core/errors.ts';
-import { loadSolvers, runSealedSolver, folderField } from '../solvers/engine.ts';
-import { buildIndex, chooseSolver, mapInputs, numbersInQuery, schemaKeys, type DispatchIndex } from '../solvers/dispatch.ts';
+import { loadSolvers } from '../solvers/engine/loader.ts';
+import { runSealedSolver } from './solvers.ts';
+import { folderField } from './schema.ts';
+import { buildIndex, chooseSolver, mapInputs, numbersInQuery, schemaKeys, type DispatchIndex } from './dispatch.ts';
 import type { SolverDescriptor } from '../solvers/types.ts';
 
 let indexPromise: Promise<{ index: DispatchIndex; byName: Map<string, { descriptor: SolverDescriptor; noCommonFields: boolean }> }> | null = null;

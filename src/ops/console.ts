@@ -18,11 +18,11 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { defineOp, type Operation, type RawReply } from './types.ts';
-import type { App } from '../app.ts';
+import type { App } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { assertMachineCaller } from '../services/identity.ts';
 import { getMail, MAIL_ID_RE } from '../hosting/mail.ts';
-import { jsonSchemaOf } from '../http/openapi.ts';
+import { jsonSchemaOf } from './schema.ts';
 
 export const CONSOLE_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
   + "frame-src blob: data: 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";

@@ -7,7 +7,7 @@ import { SvcError } from '../core/errors.ts';
 import { assertMachineCaller } from '../services/identity.ts';
 import { DEFINITION_JSON_SCHEMA, MAX_DEFINITION_BYTES, VAR_NAME_RE } from '../contracts/definition.ts';
 import { listTemplates, getTemplate } from '../contracts/templates.ts';
-import { folderField } from '../solvers/engine.ts';
+import { folderField } from './schema.ts';
 import { deployContract, listContracts, getContract, fireContract, FIRE_COST } from '../contracts/runtime.ts';
 import { generateDefinition } from '../contracts/generate.ts';
 import { FOUNDATION, foundationStatus } from '../contracts/foundation.ts';
@@ -63,6 +63,7 @@ export const operations: Operation[] = [
   }),
   defineOp({
     id: 'contracts.schema',
+    produces: ['application/schema+json'],
     method: 'GET',
     path: '/api/contracts/schema',
     access: 'public',
@@ -135,6 +136,7 @@ export const operations: Operation[] = [
     path: '/api/contracts/:id/fire',
     access: 'key',
     cost: FIRE_COST,
+    precheckTokens: false,
     tag: 'contracts',
     summary: 'Fire the contract\'s next transition: the first transition leaving the current state (in definition order) whose guard passes. Returns a v1 seal receipt anchored on the chain. A blocked guard fires nothing and answers 200 {ok: true, fired: false, reason, guard, values}.',
     input: z.strictObject({

@@ -3,8 +3,8 @@
 import { z } from 'zod';
 import { defineOp, type Operation } from './types.ts';
 import { SvcError } from '../core/errors.ts';
-import { publicOperations } from '../http/openapi.ts';
-import type { App } from '../app.ts';
+import { publicOperations } from './registry.ts';
+import type { App } from './types.ts';
 
 function matchRoute(pattern: string, path: string): boolean {
   const a = pattern.split('/');
@@ -79,6 +79,7 @@ export const operations: Operation[] = [
   }),
   defineOp({
     id: 'discovery.http',
+    upstream: true,
     tool: 'svc_http',
     method: 'POST',
     path: '/api/http',

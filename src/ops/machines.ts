@@ -4,7 +4,7 @@ import { defineOp, type Operation } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { isZid } from '../core/ids.ts';
 import { createMachine, mintDemoKey, rateLimit, recoverMachine, assertMachineCaller } from '../services/identity.ts';
-import { tokensLeft } from '../services/sealer.ts';
+import { tokensLeft } from '../services/seal-batch.ts';
 
 const zidField = z.string().max(64);
 

@@ -78,6 +78,7 @@ export const operations: Operation[] = [
   }),
   defineOp({
     id: 'mail.raw',
+    produces: ['text/plain'],
     method: 'GET',
     path: '/api/mail/:id/raw',
     access: 'user',

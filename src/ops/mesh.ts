@@ -3,7 +3,7 @@
 // SVC_MESH_HEARTBEAT_MS and SVC_MESH_STALE_SECONDS change both (the scale-out tests shorten them).
 import { z } from 'zod';
 import { defineOp, type Operation } from './types.ts';
-import type { App } from '../app.ts';
+import type { App } from './types.ts';
 
 export const HEARTBEAT_MS = 5000;
 export const STALE_SECONDS = 15;

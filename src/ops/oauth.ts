@@ -3,7 +3,7 @@
 // their machine's `user` operations through the bearer resolver registered here.
 import { z } from 'zod';
 import { defineOp, type Operation, type RawReply } from './types.ts';
-import type { App } from '../app.ts';
+import type { App } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { checkZid } from './machines.ts';
 import { rateLimit } from '../services/identity.ts';
@@ -200,7 +200,7 @@ export function operations(app: App): Operation[] {
       summary: "The node's public signing keys (JWKS): id_tokens and v3 receipts verify against them.",
       input: z.strictObject({}),
       async handler(_input, ctx) {
-        return json(await jwks(ctx.app), { 'cache-control': 'public, max-age=300' });
+        return json(await jwks(ctx.app.db), { 'cache-control': 'public, max-age=300' });
       },
     }),
     defineOp({

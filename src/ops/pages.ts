@@ -110,6 +110,7 @@ export const operations: Operation[] = [
   }),
   defineOp({
     id: 'pages.serve',
+    produces: ['text/html'],
     method: 'GET',
     path: '/s/:machine/p/:pageSlug/',
     access: 'public',
@@ -125,6 +126,8 @@ export const operations: Operation[] = [
   }),
   defineOp({
     id: 'pages.serve-redirect',
+    produces: ['text/plain'],
+    successStatus: [308],
     method: 'GET',
     path: '/s/:machine/p/:pageSlug',
     access: 'public',
@@ -140,6 +143,7 @@ export const operations: Operation[] = [
   }),
   defineOp({
     id: 'pages.launcher',
+    produces: ['text/html'],
     method: 'GET',
     path: '/s/:machine/',
     access: 'public',
@@ -154,6 +158,8 @@ export const operations: Operation[] = [
   }),
   defineOp({
     id: 'pages.launcher-redirect',
+    produces: ['text/plain'],
+    successStatus: [308],
     method: 'GET',
     path: '/s/:machine',
     access: 'public',

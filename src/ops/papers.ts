@@ -5,7 +5,7 @@
 //   GET /api/papers/fetch?id=doi:10.1371/journal.pone.0033693
 // (the id travels in the query string because DOIs contain '/').
 import { z } from 'zod';
-import type { App } from '../app.ts';
+import type { App } from './types.ts';
 import { storeCache } from '../papers/cache.ts';
 import { fetchPaper, LIMIT_DEFAULT, LIMIT_MAX, makeHttpClient, papersConfigFrom, searchPapers, type PapersConfig, type PapersDeps } from '../papers/service.ts';
 import { MAX_ID_LENGTH } from '../papers/ids.ts';
@@ -13,15 +13,19 @@ import { DEFAULT_SOURCES, SOURCE_INFO, SOURCES } from '../papers/sources.ts';
 import type { HttpClient } from '../papers/http.ts';
 import { defineOp, type OpContext, type Operation } from './types.ts';
 
-const perApp = new WeakMap<App, { cfg: PapersConfig; http: HttpClient }>();
+declare module './types.ts' {
+  interface AppParts {
+    /** the literature sources' configuration and their rate-limited HTTP client (created on first use) */
+    papers?: { cfg: PapersConfig; http: HttpClient };
+  }
+}
 
 function depsFor(ctx: OpContext): PapersDeps {
   const app = ctx.app;
-  let d = perApp.get(app);
+  let d = app.parts.papers;
   if (!d) {
     const cfg = papersConfigFrom(app.config, app.version);
-    d = { cfg, http: makeHttpClient(cfg, { cache: storeCache(app.db, app.clock) }) };
-    perApp.set(app, d);
+    d = app.parts.papers = { cfg, http: makeHttpClient(cfg, { cache: storeCache(app.db, app.clock) }) };
   }
   return { cfg: d.cfg, http: d.http, now: () => app.clock.now(), signal: ctx.signal };
 }
@@ -31,6 +35,7 @@ const sourceEnum = z.enum(SOURCES);
 export const operations: Operation[] = [
   defineOp({
     id: 'papers.search',
+    upstream: true,
     tool: 'svc_paper_search',
     method: 'GET',
     path: '/api/papers/search',
@@ -49,6 +54,7 @@ export const operations: Operation[] = [
   }),
   defineOp({
     id: 'papers.fetch',
+    upstream: true,
     tool: 'svc_paper_fetch',
     method: 'GET',
     path: '/api/papers/fetch',

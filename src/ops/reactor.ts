@@ -8,7 +8,7 @@ import { defineOp, type Operation } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { verifyProof } from '../core/seal.ts';
 import { assertMachineCaller } from '../services/identity.ts';
-import { folderField } from '../solvers/engine.ts';
+import { folderField } from './schema.ts';
 import { MAX_DEPTH, runReactor, type ReactorInput } from '../live/reactor.ts';
 import { HEX64, fromHex, leafHash, rootOfLeafHashes, verifyInclusion } from '../live/merkle.ts';
 import { NAME_RE } from '../live/expr.ts';

@@ -4,9 +4,10 @@
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { App } from '../app.ts';
+import type { App } from './types.ts';
 import type { Operation } from './types.ts';
-import { solverOperations } from '../solvers/engine.ts';
+import { solverOperations } from './solvers.ts';
+import { toJsonSchema } from './schema.ts';
 
 export const SPEC_TOOL_ORDER = [
   'svc_protect', 'svc_api_catalog', 'svc_http', 'svc_spin_up', 'svc_contract_generate', 'svc_contract_templates',
@@ -19,7 +20,7 @@ export const SPEC_TOOL_ORDER = [
   'svc_tumor', 'svc_lotka', 'svc_kalman', 'svc_auto', 'svc_stream', 'svc_closedform', 'svc_reactor',
 ];
 
-const SKIP = new Set(['types.ts', 'registry.ts']);
+const SKIP = new Set(['types.ts', 'registry.ts', 'invoke.ts', 'schema.ts', 'solvers.ts', 'dispatch.ts', 'validate.ts']);
 
 export async function loadOperations(app: App): Promise<Operation[]> {
   const dir = dirname(fileURLToPath(import.meta.url));
@@ -32,6 +33,7 @@ export async function loadOperations(app: App): Promise<Operation[]> {
     ops.push(...list);
   }
   ops.push(...(await solverOperations(app)));
+  for (const op of ops) op.jsonSchema ??= toJsonSchema(op.input);
   const seenTools = new Set<string>();
   const seenRoutes = new Set<string>();
   for (const op of ops) {
@@ -54,3 +56,6 @@ function compareOps(a: Operation, b: Operation): number {
   if (ka !== kb) return ka - kb;
   return (a.path + a.method).localeCompare(b.path + b.method);
 }
+
+/** The operations OpenAPI, the catalog and the reference page show (no admin, no hidden ones). */
+export const publicOperations = (app: App) => app.operations.filter((o) => o.access !== 'admin' && !o.hidden);

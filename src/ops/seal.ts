@@ -4,7 +4,7 @@ import { defineOp, type Operation } from './types.ts';
 import { ALPHA, PULSE_HZ, SVCOND_SECONDS, pulseAt } from '../core/clock.ts';
 import { verifyProof, PROOF_INFO, PROOF_SALT } from '../core/seal.ts';
 import { assertMachineCaller, SCRYPT_PARAMS } from '../services/identity.ts';
-import { folderField } from '../solvers/engine.ts';
+import { folderField } from './schema.ts';
 
 const finite = z.number().finite();
 
@@ -66,8 +66,9 @@ export const operations: Operation[] = [
     tag: 'seal',
     summary: 'Check a seal proof: valid true or false. Checks integrity, not the physics. With value it checks a v2 proof, else v1.',
     input: z.strictObject({
-      proof: z.string().max(256),
-      operatorIds: z.array(z.string().max(128)).min(1).max(64),
+      proof: z.string().regex(/^[0-9a-f]{64}$/, 'proof: 64 lowercase hex characters (an HMAC-SHA256)').describe('the svcProof of the receipt: 64 lowercase hex characters'),
+      operatorIds: z.array(z.string().min(1, 'an operator id is not empty').max(128).regex(/^[^,]*$/, 'an operator id contains no "," (ids are joined by "," in the proof message)'))
+        .min(1).max(64).describe('the operator ids of the receipt (svcState.operators), in order; none empty, none containing ","'),
       R_t: finite,
       zeqond: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('the time-step counter (svcond)'),
       svcond: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('alias of zeqond'),

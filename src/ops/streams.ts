@@ -5,15 +5,14 @@
 //   DELETE /api/streams/:id          close it
 //   GET    /api/streams/:id/events   Server-Sent Events, resumable with Last-Event-ID
 import { z } from 'zod';
-import { defineOp, type Operation, type OpContext, type RawReply } from './types.ts';
-import type { App } from '../app.ts';
+import { defineOp, type Operation, type OpContext, type EventStreamReply } from './types.ts';
+import type { App } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { pulseAt, SVCOND_SECONDS } from '../core/clock.ts';
 import { assertMachineCaller } from '../services/identity.ts';
-import { tokensLeft } from '../services/sealer.ts';
-import { folderField } from '../solvers/engine.ts';
+import { folderField } from './schema.ts';
 import {
-  CHANNEL_ID_RE, MAX_TICKS, SseStream, parseLastEventId, createChannel, hubFor, reapIfLost, streamsPerMachine,
+  CHANNEL_ID_RE, MAX_TICKS, parseLastEventId, createChannel, hubFor, reapIfLost, streamsPerMachine,
   type Channel, type ChannelSpec, type LiveEvent,
 } from '../live/channels.ts';
 import { bindOperatorInputs, prepareOperator, prepareSolver, validateSolverBody, type PreparedSource } from '../live/steps.ts';
@@ -138,8 +137,7 @@ async function openChannel(input: OpenInput, ctx: OpContext) {
   const app = ctx.app;
   const nowT = app.clock.now();
   const { source, vary, baseNumbers } = await prepareChannel(input, nowT);
-  const left = app.sealer.tokensHint(zid) ?? await tokensLeft(app.db, zid, app.config.tokensPerDay, nowT);
-  if (left < 1) throw new SvcError('QUOTA_EXCEEDED', 'no compute tokens left today', { details: { tokens: { cost: 1, remaining: left } }, headers: { 'Retry-After': '3600' } });
+  await app.sealer.assertTokens(zid, 1);
   const spec: ChannelSpec = {
     ...(input.solver !== undefined ? { solver: input.solver, body: input.body ?? {} } : { operator: source.name, inputs: input.inputs ?? {} }),
     ...(input.vary ? { vary: input.vary } : {}),
@@ -201,6 +199,7 @@ async function followOverMcp(ctx: OpContext, zid: string, open: (attach: (ch: Ch
 export const operations: Operation[] = [
   defineOp({
     id: 'streams.open',
+    upstream: true,
     tool: 'svc_stream',
     method: 'POST',
     path: '/api/streams',
@@ -264,6 +263,7 @@ export const operations: Operation[] = [
   }),
   defineOp({
     id: 'streams.events',
+    produces: ['text/event-stream'],
     method: 'GET',
     path: '/api/streams/:id/events',
     access: 'key',
@@ -273,23 +273,18 @@ export const operations: Operation[] = [
       id: channelId,
       lastEventId: z.number().int().min(-1).max(1_000_000).optional().describe('resume after this event id (the Last-Event-ID header takes precedence)'),
     }),
-    async handler(input, ctx): Promise<RawReply> {
+    async handler(input, ctx): Promise<EventStreamReply> {
       const { zid } = assertMachineCaller(ctx.caller);
       await ownedChannel(ctx.app, zid, input.id);
       // the Last-Event-ID header takes precedence over the query parameter; requests made through
       // svc_http (which buffers whole responses) get what is stored so far, then the stream closes
       const hdr = ctx.headers['last-event-id'];
       const fromHeader = parseLastEventId(Array.isArray(hdr) ? hdr[0] : hdr);
-      const stream = new SseStream(hubFor(ctx.app), input.id, {
+      const events = hubFor(ctx.app).events(input.id, {
         lastEventId: fromHeader ?? input.lastEventId ?? null,
         snapshot: ctx.headers['x-svc-via'] === 'svc_http',
       });
-      return {
-        raw: true,
-        status: 200,
-        headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' },
-        body: stream,
-      };
+      return { raw: true, events };
     },
   }),
 ];

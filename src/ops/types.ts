@@ -1,23 +1,55 @@
 // One declaration per operation (DESIGN §4). From an Operation the node derives the Fastify
 // route, the MCP tool (when `tool` is set), the OpenAPI path and the svc_api_catalog entry.
 // MCP arguments and the HTTP JSON body are the same object.
+import type { Readable } from 'node:stream';
 import type { z } from 'zod';
-import type { App } from '../app.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../store/db.ts';
+import type { Clock } from '../core/clock.ts';
+import type { Caller } from '../core/caller.ts';
+import type { Sealer } from '../services/sealer.ts';
+import type { KeyCache } from '../services/key-cache.ts';
+import type { SigningKey } from '../services/keys.ts';
+import type { SolverPool } from '../solvers/engine/pool.ts';
+
+export type { Caller };
+
+/** Long-lived parts that an area of the node creates on first use (the live-compute hub, the
+ * observer hub, the literature client, the draining flag). Each area declares its own field by
+ * augmenting this interface from its module, so the state lives on the app, in plain sight, and
+ * goes with it; no module keeps per-app state of its own. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface AppParts {}
+
+/** The node's object graph, built by src/app.ts; every operation runs with it. */
+export interface App {
+  /** parts created on first use by the areas that own them (see AppParts) */
+  parts: AppParts;
+  config: Config;
+  db: Db;
+  clock: Clock;
+  sealer: Sealer;
+  pool: SolverPool;
+  keyCache: KeyCache;
+  /** the deployment's Ed25519 signing key (loaded or created at start-up) */
+  signingKey: SigningKey;
+  operations: Operation[];
+  nodeId: string;
+  startedAt: string;
+  version: string;
+  /** extra bearer resolvers (OAuth access tokens, …), tried after API keys and the admin key */
+  bearerResolvers: ((token: string, app: App) => Promise<Caller | null>)[];
+  /** run on close, in reverse order */
+  onClose: (() => Promise<void> | void)[];
+  /** run when the HTTP server starts closing, before it drains in-flight requests (end SSE streams) */
+  beforeClose: (() => Promise<void> | void)[];
+  /** in-process dispatch of an HTTP request (svc_http); set by the HTTP layer */
+  inject?: (req: { method: string; url: string; headers: Record<string, string>; payload?: unknown }) => Promise<{ statusCode: number; body: string; headers: Record<string, unknown>; truncated?: boolean }>;
+  close(): Promise<void>;
+}
 
 export type Access = 'public' | 'user' | 'key' | 'admin';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-export interface Caller {
-  kind: 'machine' | 'demo' | 'oauth' | 'admin';
-  /** the machine this credential belongs to (null for demo keys and the admin key) */
-  zid: string | null;
-  /** `svc_ak_` plus the key's first 8 characters after it (DESIGN §5); signs seals */
-  keyPrefix: string;
-  /** SHA-256 of the credential, to revoke or to look up */
-  keyHash: string;
-  /** OAuth scopes (oauth callers only) */
-  scopes?: string[];
-}
 
 export interface OpContext {
   app: App;
@@ -55,6 +87,25 @@ export interface RawReply {
   body: string | Buffer | NodeJS.ReadableStream;
 }
 
+/** One server-sent event, transport-neutral: src/http/server.ts writes it as `: comment`,
+ * `retry:`, `id:`, `event:` and `data:` lines (in that order, each when present) and a blank line. */
+export interface EventFrame {
+  comment?: string;
+  retry?: number;
+  id?: number;
+  event?: string;
+  /** one line of text (JSON) */
+  data?: string;
+}
+
+/** A handler returns this to answer with a live feed (an SSE endpoint; never a tool): `events` is
+ * an object-mode Readable of EventFrames (src/live/sse.ts) that ends when the feed ends. The HTTP
+ * layer answers `text/event-stream` with it and destroys it when the client goes away. */
+export interface EventStreamReply {
+  raw: true;
+  events: Readable;
+}
+
 export interface Operation<S extends z.ZodType = z.ZodType> {
   /** stable internal id, 'area.verb' */
   id: string;
@@ -68,8 +119,12 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
   allowDemo?: boolean;
   /** OAuth scope an access token needs for a 'user' operation */
   scope?: string;
-  /** compute tokens one call costs (informational: charging happens in the seal) */
+  /** compute tokens one call costs (charging happens in the seal); a number makes `invoke` refuse
+   * the call early when the machine cannot pay it */
   cost?: number | string;
+  /** false for operations that may answer without charging (a guarded contract fire): no early
+   * token check even though `cost` is a number */
+  precheckTokens?: boolean;
   /** input schema (zod 4); use z.strictObject so unknown fields are refused */
   input: S;
   summary: string;
@@ -80,6 +135,13 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
   bodyLimit?: number;
   /** JSON Schema of the input when it cannot be derived from `input` (preprocessed schemas) */
   jsonSchema?: Record<string, unknown>;
+  /** media types of a success answer when it is not JSON (OpenAPI; default application/json) */
+  produces?: string[];
+  /** success statuses when not 200 (OpenAPI; a redirect answers 308) */
+  successStatus?: number[];
+  /** may answer 503 UPSTREAM_UNAVAILABLE: it depends on an upstream (literature sources, the
+   * store's LISTEN, a node that is shutting down) */
+  upstream?: boolean;
   /** hidden from svc_api_catalog and OpenAPI (never used for public operations) */
   hidden?: boolean;
   /** the query string is not input: it is ignored, not refused (hosted pages, whose own scripts

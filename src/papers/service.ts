@@ -130,7 +130,7 @@ async function underDeadline<T>(source: SourceName, deps: PapersDeps, fn: (ctx: 
 
 function unavailable(what: string, statuses: Record<string, SourceStatus>): SvcError {
   const parts = Object.entries(statuses).map(([s, st]) => `${s}: ${st.status}${st.error ? ` (${st.error})` : ''}`);
-  return new SvcError('UPSTREAM_UNAVAILABLE', `${what}: ${parts.join('; ')}`, { details: { sources: statuses }, headers: { 'retry-after': '30' } });
+  return new SvcError('UPSTREAM_UNAVAILABLE', `${what}: ${parts.join('; ')}`, { details: { sources: statuses, retryAfterSeconds: 30 } });
 }
 
 export interface SearchInput {

@@ -6,9 +6,9 @@ import { promisify } from 'node:util';
 import { newZid, randomToken, sha256Hex, shortSuffix } from '../core/ids.ts';
 import { SvcError } from '../core/errors.ts';
 import type { Queryable } from '../store/db.ts';
-import type { Caller } from '../ops/types.ts';
+import type { Caller } from '../core/caller.ts';
 import { appendToChain, GENESIS_PREV } from './chain.ts';
-import { utcDay } from './sealer.ts';
+import { utcDay } from './seal-batch.ts';
 import { announceKeyChange, type KeyCache } from './key-cache.ts';
 
 const scrypt = promisify(scryptCb) as (pw: string, salt: string, len: number, opts: object) => Promise<Buffer>;
@@ -133,7 +133,7 @@ export async function revokeMachineKeys(q: Queryable, zid: string, nowSeconds?: 
 export async function rateLimit(q: Queryable, bucket: string, max: number, windowSeconds: number): Promise<void> {
   const rows = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM rate_events WHERE bucket = $1 AND at > now() - make_interval(secs => $2)`, [bucket, windowSeconds]);
   if (Number(rows[0].n) >= max) {
-    throw new SvcError('RATE_LIMITED', `too many requests: at most ${max} per ${windowSeconds} s`, { headers: { 'Retry-After': String(windowSeconds) } });
+    throw new SvcError('RATE_LIMITED', `too many requests: at most ${max} per ${windowSeconds} s`, { details: { retryAfterSeconds: windowSeconds } });
   }
   await q.query('INSERT INTO rate_events (bucket) VALUES ($1)', [bucket]);
 }

@@ -2,7 +2,7 @@
 // `pg_notify('svc_keys', zid)` inside its transaction, PostgreSQL delivers it at commit to every
 // node listening on the database (and PGlite to this process), and each node drops that
 // machine's entries. Entries also expire after a short TTL as a second line of defence.
-import type { Caller } from '../ops/types.ts';
+import type { Caller } from '../core/caller.ts';
 import type { Db, Queryable } from '../store/db.ts';
 
 export const KEYS_CHANNEL = 'svc_keys';

@@ -12,7 +12,6 @@
 // wins and everyone reads the winner.
 import { createCipheriv, createDecipheriv, createPrivateKey, createPublicKey, generateKeyPairSync, hkdfSync, randomBytes, sign as cryptoSign, verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
-import type { App } from '../app.ts';
 import type { Queryable } from '../store/db.ts';
 
 export const SIGNING_ALG = 'EdDSA';
@@ -90,29 +89,14 @@ export async function loadOrCreateSigningKey(q: Queryable, masterSecret: Buffer)
   return fromRow(masterSecret, rows[0]);
 }
 
-const cache = new WeakMap<App, Promise<SigningKey>>();
-
-/** The node's signing key: {kid, alg, privateKey, publicKey, publicJwk}. Loaded once per app. */
-export function getSigningKey(app: App): Promise<SigningKey> {
-  let p = cache.get(app);
-  if (!p) {
-    p = loadOrCreateSigningKey(app.db, app.config.sealSecret);
-    p.catch(() => cache.delete(app));
-    cache.set(app, p);
-  }
-  return p;
-}
-
 /** The JSON Web Key Set of every signing key this database holds (primary and retired). */
-export async function jwks(app: App): Promise<{ keys: JWK[] }> {
-  await getSigningKey(app);
-  const rows = await app.db.query<{ public_jwk: string }>('SELECT public_jwk FROM signing_keys ORDER BY (slot IS NULL), created_at DESC, kid');
+export async function jwks(q: Queryable): Promise<{ keys: JWK[] }> {
+  const rows = await q.query<{ public_jwk: string }>('SELECT public_jwk FROM signing_keys ORDER BY (slot IS NULL), created_at DESC, kid');
   return { keys: rows.map((r) => JSON.parse(r.public_jwk)) };
 }
 
 /** An Ed25519 signature over bytes (for v3 receipts: the RFC 8785 canonical JSON). */
-export async function signBytes(app: App, data: Buffer | string): Promise<{ kid: string; alg: 'EdDSA'; signature: string }> {
-  const k = await getSigningKey(app);
+export function signBytes(k: SigningKey, data: Buffer | string): { kid: string; alg: 'EdDSA'; signature: string } {
   const sig = cryptoSign(null, typeof data === 'string' ? Buffer.from(data) : data, k.privateKey);
   return { kid: k.kid, alg: SIGNING_ALG, signature: sig.toString('base64url') };
 }

@@ -15,6 +15,7 @@
 import { z } from 'zod';
 import { tridiagonalEigenvalues } from './lib/sturm.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
+import { precisionOf } from './lib/precision.ts';
 
 const input = z.strictObject({
   L: z.number().min(1e-4).max(1e4).default(1).describe('duct length (m)'),
@@ -138,13 +139,12 @@ export const run: SolverRun<AcousticInput> = (inp, ctx): SolverOutput => {
       coarseCells,
       openEnd: ends === 'closed-closed' ? null : ends === 'open-open' ? 'both' : 'x = 0',
     },
-    precision: {
+    precision: precisionOf({
       errorPct,
       boundPct,
       reference: ends === 'open-closed' ? 'quarter-wave duct (2n−1)·c/4L' : 'half-wave duct n·c/2L',
-      withinBound: errorPct <= boundPct,
       referenceValue: ref,
-    },
+    }),
     series: { mode: modes, f, fRef, errorPct: errPct },
   };
 };

@@ -22,6 +22,7 @@ import {
   type SeparableSystem, type SymplecticOrder,
 } from './lib/symplectic.ts';
 import { rk4Step, rk4Workspace } from './lib/ode.ts';
+import { precisionOf } from './lib/precision.ts';
 
 const coordinate = z.union([z.number(), z.array(z.number()).length(2)]);
 
@@ -309,10 +310,11 @@ export const run: SolverRun<ActionInput> = (inp, ctx) => {
   const out: SolverOutput = {
     value: sym.finalEnergy,
     result,
-    precision: {
-      errorPct, boundPct: 0.1, withinBound: errorPct <= 0.1,
-      reference: 'initial energy (conserved by the exact flow)', referenceValue: E0,
-    },
+    precision: precisionOf({
+      errorPct,
+      reference: 'initial energy (conserved by the exact flow)',
+      referenceValue: E0,
+    }),
     series,
     stability,
     method: order === 2 ? 'leapfrog' : `yoshida-${order}`,

@@ -24,6 +24,7 @@ import { z } from 'zod';
 import { cholesky, choleskySolve, generalizedSmallestEigenvalues, matVec } from './lib/dense.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { refuse } from '../core/errors.ts';
+import { precisionOf } from './lib/precision.ts';
 
 const DEFAULT_E = 200e9;
 const DEFAULT_I = 1e-4 / 12; // 0.1 m square: b·h³/12
@@ -196,13 +197,12 @@ export const run: SolverRun<BucklingInput> = (inp, ctx): SolverOutput => {
       methodAgreementPct: (Math.abs(rayleigh - value) / value) * 100,
       dofs: n,
     },
-    precision: {
+    precision: precisionOf({
       errorPct,
       boundPct,
       reference: 'Euler critical load pi^2 EI / (K L)^2',
-      withinBound: errorPct <= boundPct,
       referenceValue: ref,
-    },
+    }),
     series: { x: xs, w },
   };
 };

@@ -18,7 +18,7 @@
 import { z } from 'zod';
 import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverRun, SolverOutput, Stability } from './types.ts';
-import { relErrPct } from './lib/precision.ts';
+import { relErrPct, precisionOf } from './lib/precision.ts';
 
 const input = z.strictObject({
   N: z.number().int().min(16).max(20000).default(400).describe('cells on the periodic domain [0, 1) m'),
@@ -216,13 +216,13 @@ export const run: SolverRun<ClimateInput> = (inp, ctx): SolverOutput => {
       courantMax,
       boundary: 'periodic',
     },
-    precision: {
+    precision: precisionOf({
       errorPct: speedErrorPct,
       boundPct,
       reference: 'front speed vs sqrt(g*H); total mass conserved to 1e-10 relative',
-      withinBound: speedErrorPct <= boundPct && massOk,
       referenceValue: c0,
-    },
+      alsoHolds: massOk,
+    }),
     series: { t: ts, peakHeight: peaks, frontShift: shifts },
     stability: { ...stability, number: courantMax, stable: courantMax <= 1 },
     method: 'lax-friedrichs-fv',

@@ -25,6 +25,7 @@ import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { ellipF, ellipK, jacobi } from './lib/elliptic.ts';
 import { rk4Step, rk4Workspace } from './lib/ode.ts';
+import { precisionOf } from './lib/precision.ts';
 
 /** This solver's body has its own `operators` and `inputs`: the engine adds no common fields. */
 export const noCommonFields = true;
@@ -437,11 +438,11 @@ export const run: SolverRun<ClosedformInput> = (inp, ctx) => {
       crossCheckScale: scaleRef,
       ...sol.details,
     },
-    precision: {
-      errorPct, boundPct: 0.1, withinBound: errorPct <= 0.1,
+    precision: precisionOf({
+      errorPct,
       reference: 'RK4 cross-check of the open form (difference relative to max |phi| on [0, t_end])',
       referenceValue: rk.phi,
-    },
+    }),
     series: { t: tSeries, phi: phiSeries, phiRk4: rkSeries },
     method: `closed-form-${sol.branch}`,
   };

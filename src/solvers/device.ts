@@ -33,9 +33,10 @@
 
 import { z } from 'zod';
 import { pcg, type LinearOperator } from './lib/cg.ts';
-import { solveTridiagonal } from './lib/dense.ts';
+import { solveTridiagonal } from './lib/tridiag.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun, SolverContext } from './types.ts';
 import { refuse } from '../core/errors.ts';
+import { precisionOf } from './lib/precision.ts';
 
 export const Q_E = 1.602176634e-19;
 export const K_B = 1.380649e-23;
@@ -303,13 +304,12 @@ function runPlates(inp: DeviceInput, ctx: SolverContext): SolverOutput {
       cgIterations: sol.iterations,
       relativeResidual: sol.relativeResidual,
     },
-    precision: {
+    precision: precisionOf({
       errorPct,
       boundPct,
       reference: kx > 0 ? 'linear field between plates plus the exact space-charge mode' : 'linear field between plates V*y/Ly',
-      withinBound: errorPct <= boundPct,
       referenceValue: ref,
-    },
+    }),
     series: { y: ys, phi: phiCol, exact: exactCol },
   };
 }
@@ -520,13 +520,11 @@ function runJunction(inp: DeviceInput, ctx: SolverContext): SolverOutput {
       junctionPotentialFirstIntegralV: firstIntegral.junctionPotentialV,
       permittivity: EPS_SI,
     },
-    precision: {
+    precision: precisionOf({
       errorPct,
-      boundPct: 0.1,
       reference: 'built-in potential (kT/q) ln(Na Nd / ni^2)',
-      withinBound: errorPct <= 0.1,
       referenceValue: ref,
-    },
+    }),
     series: { x: Array.from(sol.x), psi: Array.from(sol.psi), E: Array.from(sol.field) },
   };
 }

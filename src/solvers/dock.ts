@@ -27,6 +27,7 @@
 import { z } from 'zod';
 import type { SolverDescriptor, SolverRun } from './types.ts';
 import { createRng } from './lib/rng.ts';
+import { precisionOf } from './lib/precision.ts';
 
 export const descriptor: SolverDescriptor = {
   name: 'dock',
@@ -433,13 +434,11 @@ export const run: SolverRun = (input, ctx) => {
       receptorSites: NR,
       ligandAtoms: LIGAND_TYPES.map((ty, a) => ({ ...ty, body: [cx.body[3 * a], cx.body[3 * a + 1], cx.body[3 * a + 2]], fieldMinimum: cx.minima[a].energy })),
     },
-    precision: {
+    precision: precisionOf({
       errorPct,
-      boundPct: 0.1,
       reference: 'exact global minimum of the built-in complex, E* = Σ_a min V_a (lower bound attained by construction)',
-      withinBound: errorPct <= 0.1,
       referenceValue: exact,
-    },
+    }),
     series: { restart: energies.map((_, i) => i + 1), energy: energies },
   };
 };

@@ -1,34 +1,44 @@
-// evolve: classical molecular dynamics in the microcanonical (NVE) ensemble.
-// - Potential: Lennard-Jones 12-6, truncated at rc and shifted so U(rc) = 0 (reduced units
-//   m = kB = 1; Allen & Tildesley, "Computer Simulation of Liquids", 2nd ed. 2017, §1.4 and §2.3;
-//   Frenkel & Smit, "Understanding Molecular Simulation", 2nd ed. 2002, §3.2), periodic cubic box of
-//   side L = (N/rho)^(1/3).
+// evolve: classical molecular dynamics in the microcanonical (NVE) ensemble, on a built-in preset
+// or on the caller's own configuration (extended XYZ or a LAMMPS data file). The engine (force
+// field, neighbour lists, velocity Verlet) is lib/md.ts; the file readers are lib/xyz.ts.
+// - Potential: Lennard-Jones 12-6, truncated at rc (Allen & Tildesley, "Computer Simulation of
+//   Liquids", 2nd ed. 2017, §1.4 and §2.3; Frenkel & Smit, "Understanding Molecular Simulation",
+//   2nd ed. 2002, §3.2). Presets: shifted so U(rc) = 0, m = kB = 1, periodic cubic box of side
+//   L = (N/rho)^(1/3). User configurations: LAMMPS `units lj` with `pair_style lj/cut rc`
+//   (not shifted unless `shift`), per-species ε, σ, m with Lorentz-Berthelot mixing
+//   ε_ij = sqrt(ε_i ε_j), σ_ij = (σ_i + σ_j)/2 (LAMMPS `pair_modify mix arithmetic`; Allen &
+//   Tildesley §1.4.2), orthorhombic periodic box from the file.
 // - Integrator: velocity Verlet (Swope, Andersen, Berens & Wilson, J. Chem. Phys. 76, 637, 1982),
 //   time-reversible and symplectic, so the total energy has no secular drift at a stable step; it
 //   is stable for dt·ω < 2 with ω the fastest vibration (reported as the stability number, with
-//   ω² ≈ 2·(U''_LJ(r_min) + bond stiffness)).
-// - Neighbours: a Verlet list with skin 0.3σ built from cell lists (Allen & Tildesley §5.3; the
-//   LAMMPS `neighbor 0.3 bin` scheme) and rebuilt as soon as any particle has moved more than half
-//   the skin since the last build, so no pair inside rc is ever missed. Each listed pair carries
-//   the periodic image it was found with; positions are wrapped into the box only at rebuilds, so
-//   the images stay valid in between and any box size works (self-images included when L < rc).
+//   ω² ≈ 2·(U''_LJ(r_min) + bond stiffness) for presets, max over pairs of U''_ij(r_min)/μ_ij for
+//   user configurations).
+// - Neighbours: a Verlet list built from cell lists (Allen & Tildesley §5.3; the LAMMPS
+//   `neighbor 0.3 bin` scheme; skin 0.3σ for presets, 0.3 for user configurations) and rebuilt as
+//   soon as any particle has moved more than half the skin since the last build, so no pair inside
+//   rc is ever missed.
 // - Presets: lj-liquid (rho 0.8442, T0 0.72), lj-gas (rho 0.05, T0 1.5), crystal (FCC kept,
 //   rho 1.0, T0 0.4), polymer (bead-spring chains of 10 beads with harmonic bonds
 //   U = kBond/2 (r - r0Bond)^2, or FENE U = -kBond R0^2/2 ln(1 - (r/R0)^2) with R0 = r0Bond
 //   (default 1.5) as in Kremer & Grest, J. Chem. Phys. 92, 5057, 1990; LJ acts between all pairs).
-// - Start: FCC lattice (simple cubic, serpentine-ordered for polymer chains), vacancies spread
+// - Preset start: FCC lattice (simple cubic, serpentine-ordered for polymer chains), vacancies spread
 //   evenly when N does not fill it; Gaussian velocities from the seeded RNG, zero total momentum,
 //   rescaled to T0 with 3N - 3 degrees of freedom.
-// - Equilibration: `equilibrate` steps (preset default) with the velocities rescaled to T0 after
-//   every step (isokinetic; Woodcock, Chem. Phys. Lett. 10, 257, 1971) melt the lattice for the
-//   liquid and gas and bring every preset to T0; the NVE run and all measurements follow it.
+// - Preset equilibration: `equilibrate` steps (preset default) with the velocities rescaled to T0
+//   after every step (isokinetic; Woodcock, Chem. Phys. Lett. 10, 257, 1971) melt the lattice for
+//   the liquid and gas and bring every preset to T0; the NVE run and all measurements follow it. A
+//   user configuration is run as given, without equilibration.
 // value = time-averaged potential energy per particle; reference = total-energy conservation:
 // the relative drift |E(end) - E(0)| / max(|E(0)|, KE(0)) is the error, bounded at 1e-3 (0.1 %).
-// Pressure is the virial P = (N T + W/3)/V with W = Σ r_ij·f_ij (no tail correction).
+// Pressure is the virial P = (2 KE/3 + W/3)/V with W = Σ r_ij·f_ij (no tail correction; LAMMPS's
+// `press`); the presets keep their historical kinetic term N·T/V with T from 3N − 3.
 import { z } from 'zod';
 import { createRng } from './lib/rng.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { refuse } from '../core/errors.ts';
+import { LjSystem, accumulateRdf, normaliseRdf } from './lib/md.ts';
+import { parseExtendedXyz, parseLammpsData, type Configuration } from './lib/xyz.ts';
+import { precisionOf } from './lib/precision.ts';
 
 export const PRESETS = {
   'lj-liquid': { N: 256, rho: 0.8442, T0: 0.72, lattice: 'fcc', equilibrate: 1000 },
@@ -45,23 +55,47 @@ const SKIN_SIG = 0.3;
 /** LJ curvature at its minimum r = 2^(1/6) σ: U'' = 72·2^(-1/3) ε/σ² */
 const LJ_CURVATURE = 72 * Math.pow(2, -1 / 3);
 
+const speciesEntry = z.strictObject({
+  mass: z.number().gt(0).max(1e6).optional().describe('mass (default: the data file\'s Masses, else 1)'),
+  eps: z.number().min(0).max(1000).optional().describe('LJ well depth ε_i (default: the data file\'s Pair Coeffs, else 1)'),
+  sig: z.number().gt(0).max(100).optional().describe('LJ diameter σ_i (default: the data file\'s Pair Coeffs, else 1)'),
+});
+
+const MAX_FILE_CHARS = 4_000_000;
+
 const input = z.strictObject({
-  preset: z.enum(['lj-liquid', 'lj-gas', 'crystal', 'polymer']).default('lj-liquid').describe('lj-liquid (default), lj-gas, crystal, polymer'),
-  N: z.number().int().min(2).max(2000).optional().describe('number of particles (2 to 2000; preset default)'),
-  rho: z.number().min(0.001).max(1.5).optional().describe('number density N/V (preset default)'),
-  T0: z.number().min(0).max(50).optional().describe('initial temperature in ε/kB (preset default)'),
+  preset: z.enum(['lj-liquid', 'lj-gas', 'crystal', 'polymer']).optional().describe('built-in system: lj-liquid (the default when no file is given), lj-gas, crystal, polymer'),
+  xyz: z.string().max(MAX_FILE_CHARS).optional().describe('your configuration as extended XYZ text: atom count, a comment line with Lattice="Lx 0 0 0 Ly 0 0 0 Lz" (orthorhombic), Properties=species:S:1:pos:R:3[:vel:R:3] and pbc="T T T", then one line per atom; at most 20,000 atoms; LJ reduced units (LAMMPS units lj)')
+    .meta({ examples: ['2\nLattice="6 0 0 0 6 0 0 0 6" Properties=species:S:1:pos:R:3:vel:R:3 pbc="T T T"\nAr 1 1 1 0.1 0 0\nAr 2.12 1 1 -0.1 0 0\n'] }),
+  lammpsData: z.string().max(MAX_FILE_CHARS).optional().describe('your configuration as a LAMMPS data file, atom style atomic (header counts, xlo xhi …, Masses, Atoms # atomic: id type x y z [ix iy iz], optional Velocities, optional Pair Coeffs: type eps sig); at most 20,000 atoms')
+    .meta({ examples: ['LAMMPS data file\n\n2 atoms\n2 atom types\n\n0 6 xlo xhi\n0 6 ylo yhi\n0 6 zlo zhi\n\nMasses\n\n1 1.0\n2 2.0\n\nAtoms # atomic\n\n1 1 1.0 1.0 1.0\n2 2 2.2 1.0 1.0\n\nVelocities\n\n1 0.1 0 0\n2 -0.05 0 0\n'] }),
+  species: z.record(z.string().min(1).max(64), speciesEntry).optional().describe('with a file: LJ parameters per species (element/species name in XYZ, type number in a data file) as {mass, eps, sig}; mixed by Lorentz-Berthelot (eps_ij = sqrt(eps_i eps_j), sig_ij = (sig_i + sig_j)/2); may be omitted for a single species (eps = sig = 1) or a data file with Masses and Pair Coeffs')
+    .meta({ examples: [{ Ar: { mass: 1, eps: 1, sig: 1 }, Kr: { mass: 2.1, eps: 1.4, sig: 1.1 } }, { 1: { eps: 1, sig: 1 }, 2: { eps: 0.5, sig: 0.88 } }] }),
+  shift: z.boolean().optional().describe('with a file: shift the pair energy so U(rc) = 0 (LAMMPS pair_modify shift yes); default false, as lj/cut'),
+  rdfBins: z.number().int().min(10).max(2000).optional().describe('with a file: bins of the radial distribution function over [0, half the shortest box side] (default 100)'),
+  rdfStride: z.number().int().min(1).max(200_000).optional().describe('with a file: the RDF is averaged over steps 0, rdfStride, 2·rdfStride, … (default steps/10 rounded up; fewer snapshots when N > 4·steps, as each costs N²/2 distances)'),
+  frameStride: z.number().int().min(1).max(200_000).optional().describe('with a file: trajectory frames (unwrapped positions) at steps 0, frameStride, … (default: steps, i.e. first and last)'),
+  energyStride: z.number().int().min(1).max(200_000).optional().describe('with a file: energies, temperature and pressure every energyStride steps and at the last step (LAMMPS thermo N; default steps/100 rounded up)'),
+  N: z.number().int().min(2).max(2000).optional().describe('preset only: number of particles (2 to 2000; preset default)'),
+  rho: z.number().min(0.001).max(1.5).optional().describe('preset only: number density N/V (preset default)'),
+  T0: z.number().min(0).max(50).optional().describe('initial temperature in ε/kB (preset default; with a file that has no velocities, draws Gaussian velocities at T0 with zero momentum; without it they are zero)'),
   steps: z.number().int().min(10).max(200_000).default(2000).describe('velocity-Verlet NVE steps (10 to 200000)'),
-  equilibrate: z.number().int().min(0).max(50_000).optional().describe('velocity-rescaled steps at T0 before the NVE run (preset default: 1000 liquid/polymer, 300 gas/crystal)'),
+  equilibrate: z.number().int().min(0).max(50_000).optional().describe('preset only: velocity-rescaled steps at T0 before the NVE run (preset default: 1000 liquid/polymer, 300 gas/crystal)'),
   dtSim: z.number().gt(0).max(0.02).default(0.003).describe('time step in reduced units'),
-  eps: z.number().gt(0).max(100).default(1).describe('LJ well depth ε'),
-  sig: z.number().min(0.5).max(2).default(1).describe('LJ diameter σ'),
-  rc: z.number().min(0.5).max(5).default(2.5).describe('cutoff radius (absolute, same units as sig)'),
-  kBond: z.number().gt(0).max(10_000).default(30).describe('polymer bond stiffness'),
-  r0Bond: z.number().min(0.5).max(3).optional().describe('harmonic rest length (default 1) or FENE maximum extension R0 (default 1.5)'),
-  bond: z.enum(['harmonic', 'fene']).default('harmonic').describe('polymer bond type'),
+  eps: z.number().gt(0).max(100).optional().describe('preset only: LJ well depth ε (default 1)'),
+  sig: z.number().min(0.5).max(2).optional().describe('preset only: LJ diameter σ (default 1)'),
+  rc: z.number().min(0.5).max(5).default(2.5).describe('cutoff radius (absolute, same units as sig; with a file it must be below half the shortest box side)'),
+  kBond: z.number().gt(0).max(10_000).optional().describe('polymer preset only: bond stiffness (default 30)'),
+  r0Bond: z.number().min(0.5).max(3).optional().describe('polymer preset only: harmonic rest length (default 1) or FENE maximum extension R0 (default 1.5)'),
+  bond: z.enum(['harmonic', 'fene']).optional().describe('polymer preset only: bond type (default harmonic)'),
   seed: z.number().int().min(0).max(0xffffffff).optional().describe('RNG seed for the initial velocities (default derived from inputs)'),
   sample: z.number().int().min(2).max(500).default(40).describe('number of samples in the energy series (2 to 500)'),
 });
+
+/** fields that only describe a built-in preset */
+const PRESET_ONLY = ['preset', 'N', 'rho', 'equilibrate', 'eps', 'sig', 'kBond', 'r0Bond', 'bond'] as const;
+/** fields that only apply to a user configuration */
+const FILE_ONLY = ['species', 'shift', 'rdfBins', 'rdfStride', 'frameStride', 'energyStride'] as const;
 
 export type EvolveInput = z.infer<typeof input>;
 
@@ -72,7 +106,7 @@ export const descriptor: SolverDescriptor<typeof input> = {
   methodDescription: 'velocity-Verlet NVE, energy-conserving',
   operators: ['KO42-tensioned'],
   unit: 'epsilon',
-  summary: 'Lennard-Jones molecular dynamics (truncated and shifted, periodic box, Verlet neighbour lists) integrated by velocity Verlet in NVE: mean potential energy per particle, energy drift, temperature, virial pressure, total momentum.',
+  summary: 'Lennard-Jones molecular dynamics (periodic box, Verlet neighbour lists) integrated by velocity Verlet in NVE, on a built-in preset or on your own configuration (extended XYZ or a LAMMPS data file, LAMMPS units lj, lj/cut with per-species parameters and Lorentz-Berthelot mixing): energies per atom, temperature, virial pressure, radial distribution function, trajectory frames, energy drift as the check.',
   input,
   examples: [
     'Run a Lennard-Jones liquid at density 0.8442 and temperature 0.72 with 500 atoms',
@@ -84,14 +118,19 @@ export const descriptor: SolverDescriptor<typeof input> = {
     'Check the energy drift of a velocity Verlet integrator for a simple liquid',
     'Melt a Lennard-Jones solid and report temperature and pressure',
     'Particle simulation of a noble-gas fluid in a periodic box',
+    'Run my extended XYZ configuration of argon and krypton with their own Lennard-Jones parameters',
+    'Simulate this LAMMPS data file for 1000 steps and give me the radial distribution function',
   ],
   vocabulary: [
     'molecular dynamics', 'md', 'lennard-jones', 'lj', 'velocity verlet', 'verlet', 'nve',
     'microcanonical', 'atoms', 'particles', 'argon', 'noble gas', 'liquid', 'fluid', 'gas', 'crystal',
     'fcc', 'lattice', 'solid', 'melt', 'polymer', 'bead-spring', 'fene', 'chains', 'virial', 'pressure',
     'temperature', 'potential energy', 'energy drift', 'periodic box', 'cutoff', 'neighbour list',
-    'cell list', 'lammps',
+    'cell list', 'lammps', 'extended xyz', 'xyz file', 'lammps data file', 'read_data', 'configuration',
+    'radial distribution function', 'rdf', 'trajectory', 'frames', 'lorentz-berthelot', 'mixing rule',
   ],
+  // a 20,000-atom configuration with velocities is about 2.7 MB of text
+  bodyLimit: 9 * 1024 * 1024,
 };
 
 export interface MdConfig {
@@ -111,18 +150,19 @@ export interface MdConfig {
 }
 
 export function resolveConfig(inp: EvolveInput, seed: number): MdConfig {
-  const p = PRESETS[inp.preset];
-  const bond = inp.bond;
+  const preset = inp.preset ?? 'lj-liquid';
+  const p = PRESETS[preset];
+  const bond = inp.bond ?? 'harmonic';
   return {
-    preset: inp.preset,
+    preset,
     N: inp.N ?? p.N,
     rho: inp.rho ?? p.rho,
     T0: inp.T0 ?? p.T0,
     dt: inp.dtSim,
-    eps: inp.eps,
-    sig: inp.sig,
+    eps: inp.eps ?? 1,
+    sig: inp.sig ?? 1,
     rc: inp.rc,
-    kBond: inp.kBond,
+    kBond: inp.kBond ?? 30,
     r0Bond: inp.r0Bond ?? (bond === 'fene' ? 1.5 : 1),
     bond,
     seed,
@@ -200,419 +240,42 @@ export function initialState(cfg: MdConfig): InitialState {
 }
 
 /**
- * The simulated system: positions, velocities, forces and the neighbour list. Exported for tests
- * and the benchmark; the solver drives it through `run`.
+ * A preset system: the shared Lennard-Jones engine (lib/md.ts) in a cubic box with one (ε, σ),
+ * unit masses, the shifted potential, skin 0.3σ and the preset's bonds. Exported for tests and
+ * the benchmark; the solver drives it through `run`.
  */
-export class MdSystem {
-  readonly N: number;
+export class MdSystem extends LjSystem {
   readonly L: number;
-  readonly pos: Float64Array;
-  readonly vel: Float64Array;
-  readonly force: Float64Array;
-  /** image counters: unwrapped position = pos + img·L */
-  readonly img: Int32Array;
-  readonly bonds: Int32Array;
-  readonly dt: number;
-  potential = 0;
-  virial = 0;
-  rebuilds = 0;
-  bondBroken = false;
-  /** neighbour-list scheme of the last build: cell lists with an m = 1 or 2 stencil, all pairs
-   * with the minimum image, or all pairs with all images (box smaller than 2 rlist) */
-  listMode: 'cells-1' | 'cells-2' | 'all-pairs' | 'all-images' = 'all-pairs';
-
-  private readonly rc2: number;
-  private readonly sig2: number;
-  private readonly eps4: number;
-  private readonly eps24: number;
-  private readonly eShift: number;
-  private readonly rlist: number;
-  private readonly halfSkin2: number;
-  private readonly kBond: number;
-  private readonly r0Bond: number;
-  private readonly fene: boolean;
-  private readonly posRef: Float64Array;
-  /** pairs whose nearest image is the particle itself: CSR list of 3·j by i */
-  private nbrStart: Int32Array;
-  private nbrJ3: Int32Array;
-  private nMain = 0;
-  /** pairs across the periodic boundary: 3·i, 3·j and 3·(image code) */
-  private shI3: Int32Array;
-  private shJ3: Int32Array;
-  private shCode3: Uint16Array;
-  private nShift = 0;
-  /** 3·(code of the zero shift) in the current shift table */
-  private zeroCode3 = 0;
-  private shiftTable: Float64Array = new Float64Array(3);
-  private cellStart: Int32Array = new Int32Array(0);
-  private cellFill: Int32Array = new Int32Array(0);
-  private readonly cellOf: Int32Array;
-  private readonly cellAtoms: Int32Array;
-  private readonly rank: Int32Array;
-  private readonly sorted: Float64Array;
-
   constructor(init: InitialState, cfg: MdConfig) {
-    this.N = init.N;
+    super({
+      pos: init.pos, vel: init.vel, box: [init.L, init.L, init.L],
+      pair: { kind: 'single', eps: cfg.eps, sig: cfg.sig }, rc: cfg.rc, shift: true,
+      skin: SKIN_SIG * cfg.sig, dt: cfg.dt,
+      bonds: init.bonds, bond: { k: cfg.kBond, r0: cfg.r0Bond, fene: cfg.bond === 'fene' },
+    });
     this.L = init.L;
-    this.pos = Float64Array.from(init.pos);
-    this.vel = Float64Array.from(init.vel);
-    this.force = new Float64Array(3 * this.N);
-    this.img = new Int32Array(3 * this.N);
-    this.bonds = init.bonds;
-    this.dt = cfg.dt;
-    this.rc2 = cfg.rc * cfg.rc;
-    this.sig2 = cfg.sig * cfg.sig;
-    this.eps4 = 4 * cfg.eps;
-    this.eps24 = 24 * cfg.eps;
-    const sr6 = Math.pow(cfg.sig / cfg.rc, 6);
-    this.eShift = 4 * cfg.eps * sr6 * (sr6 - 1);
-    const skin = SKIN_SIG * cfg.sig;
-    this.rlist = cfg.rc + skin;
-    this.halfSkin2 = (0.5 * skin) ** 2;
-    this.kBond = cfg.kBond;
-    this.r0Bond = cfg.r0Bond;
-    this.fene = cfg.bond === 'fene';
-    this.posRef = new Float64Array(3 * this.N);
-    this.nbrStart = new Int32Array(this.N + 1);
-    const guess = Math.max(64, Math.ceil(this.N * (2 / 3) * Math.PI * this.rlist ** 3 * (this.N / this.L ** 3) * 1.3));
-    this.nbrJ3 = new Int32Array(guess);
-    const guessShift = Math.max(64, guess >> 1);
-    this.shI3 = new Int32Array(guessShift);
-    this.shJ3 = new Int32Array(guessShift);
-    this.shCode3 = new Uint16Array(guessShift);
-    this.cellOf = new Int32Array(this.N);
-    this.cellAtoms = new Int32Array(this.N);
-    this.rank = new Int32Array(this.N);
-    this.sorted = new Float64Array(3 * this.N);
-    this.buildNeighbors();
-    this.computeForces();
   }
-
-  /** Wraps positions into [0, L) (keeping image counters) and rebuilds the half neighbour list. */
-  buildNeighbors(): void {
-    const { N, L, pos, img } = this;
-    for (let k = 0; k < 3 * N; k++) {
-      const x = pos[k];
-      if (x < 0 || x >= L) {
-        const s = Math.floor(x / L);
-        let w = x - s * L;
-        if (w >= L) w -= L; // rounding at the top edge
-        if (w < 0) w = 0;
-        pos[k] = w;
-        img[k] += s;
-      }
-    }
-    this.posRef.set(pos);
-    const rl2 = this.rlist * this.rlist;
-    const start = this.nbrStart;
-    this.nMain = 0;
-    this.nShift = 0;
-    // choose the cheapest exact scheme: cells of side >= rlist/m with a (2m+1)^3 stencil
-    // (needs ncell >= 2m+1 so every stencil cell is distinct), or all pairs with the minimum
-    // image (needs L >= 2 rlist), or all pairs with all images for tiny boxes
-    const density = N / (L * L * L);
-    let bestM = 0, bestCells = 0, bestCost = L >= 2 * this.rlist ? 0.5 * N : Infinity;
-    for (let m = 1; m <= 2; m++) {
-      const ncell = Math.min(48, Math.floor((L * m) / this.rlist));
-      if (ncell < 2 * m + 1) continue;
-      const side = L / ncell;
-      const cost = 0.5 * (2 * m + 1) ** 3 * side ** 3 * density + 0.25 * (2 * m + 1) ** 3;
-      if (cost < bestCost) { bestCost = cost; bestM = m; bestCells = ncell; }
-    }
-    if (bestM > 0) {
-      const m = bestM, ncell = bestCells;
-      this.listMode = m === 1 ? 'cells-1' : 'cells-2';
-      this.setShiftTable(1);
-      const nc3 = ncell * ncell * ncell;
-      // counting sort of the particles by cell: cellStart is a CSR index into cellAtoms, and
-      // sorted holds their coordinates in that order, so candidate scans are contiguous
-      if (this.cellStart.length !== nc3 + 1) {
-        this.cellStart = new Int32Array(nc3 + 1);
-        this.cellFill = new Int32Array(nc3);
-      }
-      const cellStart = this.cellStart, cellOf = this.cellOf, cellAtoms = this.cellAtoms, sorted = this.sorted;
-      cellStart.fill(0);
-      const inv = ncell / L;
-      for (let i = 0; i < N; i++) {
-        const cx = Math.min(ncell - 1, Math.floor(pos[3 * i] * inv));
-        const cy = Math.min(ncell - 1, Math.floor(pos[3 * i + 1] * inv));
-        const cz = Math.min(ncell - 1, Math.floor(pos[3 * i + 2] * inv));
-        const c = cx + ncell * (cy + ncell * cz);
-        cellOf[i] = c;
-        cellStart[c + 1]++;
-      }
-      for (let c = 0; c < nc3; c++) cellStart[c + 1] += cellStart[c];
-      const fill = this.cellFill;
-      fill.set(cellStart.subarray(0, nc3));
-      for (let i = 0; i < N; i++) {
-        const k = fill[cellOf[i]]++;
-        cellAtoms[k] = i;
-        this.rank[i] = k;
-        sorted[3 * k] = pos[3 * i]; sorted[3 * k + 1] = pos[3 * i + 1]; sorted[3 * k + 2] = pos[3 * i + 2];
-      }
-      for (let i = 0; i < N; i++) {
-        start[i] = this.nMain;
-        const i3 = 3 * i;
-        const ci = cellOf[i];
-        const cx = ci % ncell, cy = Math.floor(ci / ncell) % ncell, cz = Math.floor(ci / (ncell * ncell));
-        // half stencil by rows of cells along x: row (dy, dz) = (0, 0) from this particle on
-        // (later in the sorted order), rows lexicographically after it in full. Cells of one
-        // row are contiguous in the sorted order except where the row wraps around the box.
-        for (let dz = 0; dz <= m; dz++) {
-          let nz = cz + dz, sz = 0;
-          if (nz >= ncell) { nz -= ncell; sz = 1; }
-          for (let dy = dz === 0 ? 0 : -m; dy <= m; dy++) {
-            let ny = cy + dy, sy = 0;
-            if (ny < 0) { ny += ncell; sy = -1; } else if (ny >= ncell) { ny -= ncell; sy = 1; }
-            const row = ncell * (ny + ncell * nz);
-            const ownRow = dz === 0 && dy === 0;
-            const lo = ownRow ? cx : cx - m, hi = cx + m;
-            const codeBase = 3 * (1 + 3 * (sy + 1) + 9 * (sz + 1));
-            // middle segment: no wrap in x
-            const a0 = lo < 0 ? 0 : lo, a1 = hi >= ncell ? ncell - 1 : hi;
-            this.scan(i3, ownRow ? this.rank[i] + 1 : cellStart[row + a0], cellStart[row + a1 + 1], codeBase, 0, sy * L, sz * L);
-            // wrapped on the low side: cells ncell+lo .. ncell-1, image shifted by -L in x
-            if (lo < 0) this.scan(i3, cellStart[row + ncell + lo], cellStart[row + ncell], codeBase - 3, -L, sy * L, sz * L);
-            // wrapped on the high side: cells 0 .. hi-ncell, image shifted by +L in x
-            if (hi >= ncell) this.scan(i3, cellStart[row], cellStart[row + hi - ncell + 1], codeBase + 3, L, sy * L, sz * L);
-          }
-        }
-      }
-    } else if (L >= 2 * this.rlist) {
-      // all pairs, minimum image (at most one image of j lies within rlist of i)
-      this.listMode = 'all-pairs';
-      this.setShiftTable(1);
-      const half = 0.5 * L;
-      for (let i = 0; i < N; i++) {
-        start[i] = this.nMain;
-        const xi = pos[3 * i], yi = pos[3 * i + 1], zi = pos[3 * i + 2];
-        for (let j = i + 1; j < N; j++) {
-          let rx = xi - pos[3 * j], ry = yi - pos[3 * j + 1], rz = zi - pos[3 * j + 2];
-          const sx = rx > half ? 1 : rx < -half ? -1 : 0;
-          const sy = ry > half ? 1 : ry < -half ? -1 : 0;
-          const sz = rz > half ? 1 : rz < -half ? -1 : 0;
-          rx -= sx * L; ry -= sy * L; rz -= sz * L;
-          if (rx * rx + ry * ry + rz * rz < rl2) {
-            this.addPair(3 * i, 3 * j, 3 * ((sx + 1) + 3 * (sy + 1) + 9 * (sz + 1)));
-          }
-        }
-      }
-    } else {
-      // small box: every pair with every image within the list radius (self-images for j = i,
-      // half of them, so each periodic pair is counted once)
-      this.listMode = 'all-images';
-      const k = Math.ceil(this.rlist / L);
-      this.setShiftTable(k);
-      const K = 2 * k + 1;
-      for (let i = 0; i < N; i++) {
-        start[i] = this.nMain;
-        const xi = pos[3 * i], yi = pos[3 * i + 1], zi = pos[3 * i + 2];
-        for (let j = i; j < N; j++) {
-          const bx = xi - pos[3 * j], by = yi - pos[3 * j + 1], bz = zi - pos[3 * j + 2];
-          for (let sz = -k; sz <= k; sz++) for (let sy = -k; sy <= k; sy++) for (let sx = -k; sx <= k; sx++) {
-            if (j === i) {
-              // keep the lexicographically positive half of the nonzero images
-              if (sz < 0 || (sz === 0 && (sy < 0 || (sy === 0 && sx <= 0)))) continue;
-            }
-            const rx = bx - sx * L, ry = by - sy * L, rz = bz - sz * L;
-            if (rx * rx + ry * ry + rz * rz < rl2) {
-              this.addPair(3 * i, 3 * j, 3 * ((sx + k) + K * (sy + k) + K * K * (sz + k)));
-            }
-          }
-        }
-      }
-    }
-    start[N] = this.nMain;
-    this.rebuilds++;
-  }
-
-  private setShiftTable(k: number): void {
-    const K = 2 * k + 1;
-    const t = new Float64Array(3 * K * K * K);
-    for (let sz = -k; sz <= k; sz++) for (let sy = -k; sy <= k; sy++) for (let sx = -k; sx <= k; sx++) {
-      const c = (sx + k) + K * (sy + k) + K * K * (sz + k);
-      t[3 * c] = sx * this.L; t[3 * c + 1] = sy * this.L; t[3 * c + 2] = sz * this.L;
-    }
-    this.shiftTable = t;
-    this.zeroCode3 = 3 * (k + K * k + K * K * k);
-  }
-
-  /** lists the sorted particles first..last-1 that lie within rlist of particle i3's image */
-  private scan(i3: number, first: number, last: number, code3: number, ox: number, oy: number, oz: number): void {
-    const pos = this.pos, sorted = this.sorted, cellAtoms = this.cellAtoms, rl2 = this.rlist * this.rlist;
-    const bx = pos[i3] - ox, by = pos[i3 + 1] - oy, bz = pos[i3 + 2] - oz;
-    if (code3 === this.zeroCode3) {
-      let nm = this.nMain;
-      let list = this.nbrJ3;
-      for (let k = first; k < last; k++) {
-        const rx = bx - sorted[3 * k], ry = by - sorted[3 * k + 1], rz = bz - sorted[3 * k + 2];
-        if (rx * rx + ry * ry + rz * rz < rl2) {
-          if (nm >= list.length) { this.nMain = nm; this.growMain(); list = this.nbrJ3; }
-          list[nm++] = 3 * cellAtoms[k];
-        }
-      }
-      this.nMain = nm;
-    } else {
-      for (let k = first; k < last; k++) {
-        const rx = bx - sorted[3 * k], ry = by - sorted[3 * k + 1], rz = bz - sorted[3 * k + 2];
-        if (rx * rx + ry * ry + rz * rz < rl2) this.addPair(i3, 3 * cellAtoms[k], code3);
-      }
-    }
-  }
-
-  private growMain(): void {
-    const a = new Int32Array(2 * this.nbrJ3.length); a.set(this.nbrJ3); this.nbrJ3 = a;
-  }
-
-  private addPair(i3: number, j3: number, code3: number): void {
-    if (code3 === this.zeroCode3) {
-      if (this.nMain >= this.nbrJ3.length) this.growMain();
-      this.nbrJ3[this.nMain++] = j3;
-    } else {
-      if (this.nShift >= this.shI3.length) {
-        const cap = 2 * this.shI3.length;
-        const a = new Int32Array(cap); a.set(this.shI3); this.shI3 = a;
-        const b = new Int32Array(cap); b.set(this.shJ3); this.shJ3 = b;
-        const c = new Uint16Array(cap); c.set(this.shCode3); this.shCode3 = c;
-      }
-      this.shI3[this.nShift] = i3;
-      this.shJ3[this.nShift] = j3;
-      this.shCode3[this.nShift] = code3;
-      this.nShift++;
-    }
-  }
-
-  /** Forces, potential energy and virial from the current positions. */
-  computeForces(): void {
-    const N = this.N, pos = this.pos, f = this.force;
-    f.fill(0);
-    const start = this.nbrStart, nj = this.nbrJ3;
-    const rc2 = this.rc2, sig2 = this.sig2, eps4 = this.eps4, eps24 = this.eps24, eShift = this.eShift;
-    // LJ sums kept in reduced form: pe = Σ s⁶(s⁶ - 1), vir = Σ s⁶(2s⁶ - 1), scaled after the loops
-    let pe = 0, vir = 0, inside = 0;
-    // pairs inside the box: no image shift
-    for (let i = 0; i < N; i++) {
-      const i3 = 3 * i;
-      const xi = pos[i3], yi = pos[i3 + 1], zi = pos[i3 + 2];
-      let fxi = 0, fyi = 0, fzi = 0;
-      const end = start[i + 1];
-      for (let p = start[i]; p < end; p++) {
-        const j3 = nj[p];
-        const dx = xi - pos[j3];
-        const dy = yi - pos[j3 + 1];
-        const dz = zi - pos[j3 + 2];
-        const r2 = dx * dx + dy * dy + dz * dz;
-        if (r2 < rc2) {
-          const ir2 = 1 / r2;
-          const s2 = sig2 * ir2;
-          const s6 = s2 * s2 * s2;
-          const t = s6 * (2 * s6 - 1);
-          const ff = eps24 * t * ir2;
-          pe += s6 * (s6 - 1);
-          vir += t;
-          inside++;
-          const fx = ff * dx, fy = ff * dy, fz = ff * dz;
-          fxi += fx; fyi += fy; fzi += fz;
-          f[j3] -= fx; f[j3 + 1] -= fy; f[j3 + 2] -= fz;
-        }
-      }
-      f[i3] += fxi; f[i3 + 1] += fyi; f[i3 + 2] += fzi;
-    }
-    // pairs across the periodic boundary, each with the image it was listed with
-    const si = this.shI3, sj = this.shJ3, sc = this.shCode3, sh = this.shiftTable, nShift = this.nShift;
-    for (let p = 0; p < nShift; p++) {
-      const i3 = si[p], j3 = sj[p], c3 = sc[p];
-      const dx = pos[i3] - pos[j3] - sh[c3];
-      const dy = pos[i3 + 1] - pos[j3 + 1] - sh[c3 + 1];
-      const dz = pos[i3 + 2] - pos[j3 + 2] - sh[c3 + 2];
-      const r2 = dx * dx + dy * dy + dz * dz;
-      if (r2 < rc2) {
-        const ir2 = 1 / r2;
-        const s2 = sig2 * ir2;
-        const s6 = s2 * s2 * s2;
-        const t = s6 * (2 * s6 - 1);
-        const ff = eps24 * t * ir2;
-        pe += s6 * (s6 - 1);
-        vir += t;
-        inside++;
-        const fx = ff * dx, fy = ff * dy, fz = ff * dz;
-        f[i3] += fx; f[i3 + 1] += fy; f[i3 + 2] += fz;
-        f[j3] -= fx; f[j3 + 1] -= fy; f[j3 + 2] -= fz;
-      }
-    }
-    pe = eps4 * pe - eShift * inside;
-    vir = eps24 * vir;
-    const bonds = this.bonds;
-    if (bonds.length > 0) {
-      const L = this.L, img = this.img, k = this.kBond, r0 = this.r0Bond;
-      for (let b = 0; b < bonds.length; b += 2) {
-        const i3 = 3 * bonds[b], j3 = 3 * bonds[b + 1];
-        const dx = pos[i3] - pos[j3] + (img[i3] - img[j3]) * L;
-        const dy = pos[i3 + 1] - pos[j3 + 1] + (img[i3 + 1] - img[j3 + 1]) * L;
-        const dz = pos[i3 + 2] - pos[j3 + 2] + (img[i3 + 2] - img[j3 + 2]) * L;
-        const r2 = dx * dx + dy * dy + dz * dz;
-        let ff: number; // force on i along (dx, dy, dz) divided by r
-        if (this.fene) {
-          const x = r2 / (r0 * r0);
-          if (x >= 1) { this.bondBroken = true; ff = 0; continue; }
-          pe += -0.5 * k * r0 * r0 * Math.log(1 - x);
-          ff = -k / (1 - x);
-        } else {
-          const r = Math.sqrt(r2);
-          pe += 0.5 * k * (r - r0) * (r - r0);
-          ff = -k * (r - r0) / r;
-        }
-        vir += ff * r2;
-        f[i3] += ff * dx; f[i3 + 1] += ff * dy; f[i3 + 2] += ff * dz;
-        f[j3] -= ff * dx; f[j3 + 1] -= ff * dy; f[j3 + 2] -= ff * dz;
-      }
-    }
-    this.potential = pe;
-    this.virial = vir;
-  }
-
-  /** One velocity-Verlet step; returns the kinetic energy at the end of the step. */
-  step(): number {
-    const n3 = 3 * this.N, pos = this.pos, vel = this.vel, f = this.force, ref = this.posRef;
-    const dt = this.dt, hdt = 0.5 * dt;
-    let maxD2 = 0;
-    for (let i = 0; i < n3; i += 3) {
-      const vx = vel[i] + hdt * f[i], vy = vel[i + 1] + hdt * f[i + 1], vz = vel[i + 2] + hdt * f[i + 2];
-      vel[i] = vx; vel[i + 1] = vy; vel[i + 2] = vz;
-      const x = pos[i] + dt * vx, y = pos[i + 1] + dt * vy, z = pos[i + 2] + dt * vz;
-      pos[i] = x; pos[i + 1] = y; pos[i + 2] = z;
-      const ex = x - ref[i], ey = y - ref[i + 1], ez = z - ref[i + 2];
-      const d2 = ex * ex + ey * ey + ez * ez;
-      if (d2 > maxD2) maxD2 = d2;
-    }
-    if (maxD2 > this.halfSkin2) this.buildNeighbors();
-    this.computeForces();
-    let v2 = 0;
-    for (let i = 0; i < n3; i++) {
-      const v = vel[i] + hdt * f[i];
-      vel[i] = v;
-      v2 += v * v;
-    }
-    return 0.5 * v2;
-  }
-
-  kinetic(): number {
-    let v2 = 0;
-    for (let i = 0; i < 3 * this.N; i++) v2 += this.vel[i] * this.vel[i];
-    return 0.5 * v2;
-  }
-
-  momentum(): [number, number, number] {
-    const p: [number, number, number] = [0, 0, 0];
-    for (let i = 0; i < this.N; i++) { p[0] += this.vel[3 * i]; p[1] += this.vel[3 * i + 1]; p[2] += this.vel[3 * i + 2]; }
-    return p;
-  }
-
-  /** listed pairs (for tests) */
-  pairCount(): number { return this.nMain + this.nShift; }
 }
 
 export const run: SolverRun<EvolveInput> = (inp, ctx): SolverOutput => {
+  const given = (k: string) => (inp as Record<string, unknown>)[k] !== undefined;
+  if (given('xyz') && given('lammpsData')) {
+    throw refuse('INVALID_INPUT', 'give either xyz or lammpsData, not both', { issues: [{ path: 'lammpsData', message: 'not with xyz' }] });
+  }
+  if (given('xyz') || given('lammpsData')) {
+    const file = given('xyz') ? 'xyz' : 'lammpsData';
+    for (const k of PRESET_ONLY) {
+      if (given(k)) throw refuse('INVALID_INPUT', `${k} describes a built-in preset and has no effect with ${file}: remove it`, { issues: [{ path: k, message: `not with ${file}` }] });
+    }
+    return runConfiguration(inp, ctx);
+  }
+  for (const k of FILE_ONLY) {
+    if (given(k)) throw refuse('INVALID_INPUT', `${k} applies only to your own configuration (xyz or lammpsData), not to a preset`, { issues: [{ path: k, message: 'needs xyz or lammpsData' }] });
+  }
+  return runPreset(inp, ctx);
+};
+
+function runPreset(inp: EvolveInput, ctx: Parameters<SolverRun>[1]): SolverOutput {
   const cfg = resolveConfig(inp, ctx.seed);
   const init = initialState(cfg);
   const sys = new MdSystem(init, cfg);
@@ -743,4 +406,282 @@ export const run: SolverRun<EvolveInput> = (inp, ctx): SolverOutput => {
     series: { t: tS, E: eS, KE: keS, PE: peS, T: TS },
     stability,
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// User configurations (extended XYZ or a LAMMPS data file), LAMMPS `units lj` conventions.
+
+/** LAMMPS `neighbor 0.3 bin` in lj units: the skin is an absolute distance */
+const USER_SKIN = 0.3;
+/** cost ceilings keeping one request within the engine's time budget and a reasonable response */
+const MAX_ATOM_STEPS = 4e8;
+const MAX_RDF_PAIRS = 2.5e9;
+const MAX_FRAME_ATOMS = 200_000;
+const MAX_ENERGY_SAMPLES = 20_001;
+
+const bad = (path: string, message: string): never => {
+  throw refuse('INVALID_INPUT', message, { issues: [{ path, message }] });
 };
+
+export interface SpeciesParams { key: string; count: number; mass: number; eps: number; sig: number }
+
+/** Per-species mass, ε, σ from `species` and the file (Masses, Pair Coeffs); conflicts are refused. */
+export function resolveSpecies(conf: Configuration, species: EvolveInput['species'], file: string): SpeciesParams[] {
+  const keys = conf.speciesKeys;
+  // own properties only: a species named like an Object.prototype member must not resolve to it
+  const own = <T>(o: Record<string, T> | undefined, k: string): T | undefined => (o && Object.hasOwn(o, k) ? o[k] : undefined);
+  if (species) {
+    for (const k of Object.keys(species)) {
+      if (!keys.includes(k)) bad(`species.${k}`, `species ${k} does not occur in ${file} (its species: ${keys.join(', ')})`);
+    }
+    for (const k of keys) {
+      if (!Object.hasOwn(species, k)) bad('species', `species must give ${k} too (${file} has species ${keys.join(', ')})`);
+    }
+  } else if (keys.length > 1 && !keys.every((k) => Object.hasOwn(conf.pairCoeffs, k))) {
+    bad('species', `${file} has ${keys.length} species (${keys.join(', ')}): give their {mass, eps, sig} in species`);
+  }
+  const counts = new Map<string, number>();
+  for (const sp of conf.species) counts.set(sp, (counts.get(sp) ?? 0) + 1);
+  const same = (a: number, b: number) => Math.abs(a - b) <= 1e-12 * Math.max(Math.abs(a), Math.abs(b));
+  return keys.map((key) => {
+    const given = own(species, key) ?? {};
+    const fileMass = own(conf.masses, key);
+    const pc = own(conf.pairCoeffs, key);
+    if (given.mass !== undefined && fileMass !== undefined && !same(given.mass, fileMass)) {
+      bad(`species.${key}.mass`, `species.${key}.mass ${given.mass} contradicts the Masses section of ${file} (${fileMass})`);
+    }
+    if (pc && given.eps !== undefined && !same(given.eps, pc.eps)) bad(`species.${key}.eps`, `species.${key}.eps ${given.eps} contradicts the Pair Coeffs section of ${file} (${pc.eps})`);
+    if (pc && given.sig !== undefined && !same(given.sig, pc.sig)) bad(`species.${key}.sig`, `species.${key}.sig ${given.sig} contradicts the Pair Coeffs section of ${file} (${pc.sig})`);
+    let mass = given.mass ?? fileMass;
+    if (mass === undefined) {
+      // a data file must set every mass (as LAMMPS requires); extended XYZ has no mass column we read
+      if (conf.format === 'lammps-data') bad(`species.${key}.mass`, `the mass of type ${key} is set neither in the Masses section of ${file} nor in species.${key}.mass`);
+      mass = 1;
+    }
+    return { key, count: counts.get(key) ?? 0, mass, eps: given.eps ?? pc?.eps ?? 1, sig: given.sig ?? pc?.sig ?? 1 };
+  });
+}
+
+/** Lorentz-Berthelot tables, ntypes × ntypes */
+export function mixLorentzBerthelot(sp: SpeciesParams[]): { eps: Float64Array; sig: Float64Array } {
+  const n = sp.length;
+  const eps = new Float64Array(n * n), sig = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
+    eps[i * n + j] = Math.sqrt(sp[i].eps * sp[j].eps);
+    sig[i * n + j] = 0.5 * (sp[i].sig + sp[j].sig);
+  }
+  return { eps, sig };
+}
+
+function runConfiguration(inp: EvolveInput, ctx: Parameters<SolverRun>[1]): SolverOutput {
+  const file = inp.xyz !== undefined ? 'xyz' : 'lammpsData';
+  const conf = inp.xyz !== undefined ? parseExtendedXyz(inp.xyz, 'xyz') : parseLammpsData(inp.lammpsData!, 'lammpsData');
+  const N = conf.N;
+  const sp = resolveSpecies(conf, inp.species, file);
+  const typeIndex = new Map(sp.map((s, t) => [s.key, t]));
+  const types = Int32Array.from(conf.species, (k) => typeIndex.get(k)!);
+  const mass = Float64Array.from(sp, (s) => s.mass);
+  const box = conf.box;
+  const Lmin = Math.min(box[0], box[1], box[2]);
+  const V = box[0] * box[1] * box[2];
+  const rc = inp.rc;
+  if (!(rc < 0.5 * Lmin)) bad('rc', `rc ${rc} must be below half the shortest box side (${0.5 * Lmin}): the minimum-image convention would not hold`);
+  const steps = inp.steps;
+  if (N * steps > MAX_ATOM_STEPS) bad('steps', `${N} atoms × ${steps} steps exceeds the ${MAX_ATOM_STEPS.toExponential(0)} atom-steps a request may take; lower steps to ${Math.floor(MAX_ATOM_STEPS / N)}`);
+  const energyStride = inp.energyStride ?? Math.max(1, Math.ceil(steps / 100));
+  // default: 10 intervals, fewer for big systems on short runs: a snapshot costs N²/2 distances, an
+  // MD step about 20·N pair forces, so k ≤ 40·steps/N keeps the RDF below about half the MD's cost
+  const rdfIntervals = Math.max(1, Math.min(10, Math.floor((40 * steps) / N)));
+  const rdfStride = inp.rdfStride ?? Math.ceil(steps / rdfIntervals);
+  const frameStride = inp.frameStride ?? steps;
+  const nEnergy = Math.floor(steps / energyStride) + 1 + (steps % energyStride === 0 ? 0 : 1);
+  if (nEnergy > MAX_ENERGY_SAMPLES) bad('energyStride', `energyStride ${energyStride} gives ${nEnergy} energy samples, more than ${MAX_ENERGY_SAMPLES}; raise it to at least ${Math.ceil(steps / (MAX_ENERGY_SAMPLES - 2))}`);
+  const nRdf = Math.floor(steps / rdfStride) + 1;
+  if (nRdf * N * (N - 1) / 2 > MAX_RDF_PAIRS) bad('rdfStride', `rdfStride ${rdfStride} gives ${nRdf} RDF snapshots of ${N} atoms, more than ${MAX_RDF_PAIRS.toExponential(1)} pair distances; raise it`);
+  const nFrames = Math.floor(steps / frameStride) + 1;
+  if (nFrames * N > MAX_FRAME_ATOMS) bad('frameStride', `frameStride ${frameStride} gives ${nFrames} frames of ${N} atoms, more than ${MAX_FRAME_ATOMS} positions; raise it`);
+  for (let a = 0; a < N; a++) for (let d = 0; d < 3; d++) {
+    const x = conf.pos[3 * a + d] - conf.origin[d];
+    if (Math.abs(x) > 1e6 * box[d]) bad(file, `${file} line ${conf.line[a]}: the atom lies more than 10^6 box lengths outside the box`);
+  }
+
+  // velocities: the file's, or drawn at T0, or zero
+  const dof = 3 * N - 3;
+  let vel: Float64Array;
+  let velocitySource: 'file' | 'T0' | 'zero';
+  if (conf.vel) {
+    if (inp.T0 !== undefined) bad('T0', `T0 draws velocities, but ${file} already holds velocities: remove T0 (or the velocities)`);
+    vel = conf.vel;
+    velocitySource = 'file';
+  } else if (inp.T0 !== undefined && inp.T0 > 0) {
+    vel = drawVelocities(N, types, mass, inp.T0, ctx.seed);
+    velocitySource = 'T0';
+  } else {
+    vel = new Float64Array(3 * N);
+    velocitySource = 'zero';
+  }
+  const mix = mixLorentzBerthelot(sp);
+  const shift = inp.shift ?? false;
+  const pos = new Float64Array(3 * N);
+  for (let a = 0; a < N; a++) for (let d = 0; d < 3; d++) pos[3 * a + d] = conf.pos[3 * a + d] - conf.origin[d];
+  const sys = new LjSystem({
+    pos, vel, box, img: conf.img ?? undefined, types, mass,
+    pair: { kind: 'table', ntypes: sp.length, eps: mix.eps, sig: mix.sig }, rc, shift, skin: USER_SKIN, dt: inp.dtSim,
+  });
+  if (!Number.isFinite(sys.potential)) {
+    const [i, j] = closestPair(sys);
+    bad(file, `${file} lines ${conf.line[i]} and ${conf.line[j]}: the two atoms coincide (infinite pair energy)`);
+  }
+
+  // stability number: the stiffest pair vibration at the LJ minimum, ω² = U''_ij(r_min)/μ_ij
+  let omega2 = 0;
+  for (let i = 0; i < sp.length; i++) for (let j = 0; j < sp.length; j++) {
+    const t = i * sp.length + j;
+    const mu = (mass[i] * mass[j]) / (mass[i] + mass[j]);
+    omega2 = Math.max(omega2, LJ_CURVATURE * mix.eps[t] / (mix.sig[t] * mix.sig[t]) / mu);
+  }
+  const stability = { number: inp.dtSim * Math.sqrt(omega2), limit: 2, stable: inp.dtSim * Math.sqrt(omega2) < 2, name: 'dt·ω, ω² = max over pairs of U\'\'_ij(r_min)/μ_ij (velocity Verlet limit 2)' };
+  const unstable = (step: number, why: string): never => {
+    throw refuse('UNSTABLE', `${why} at step ${step}; reduce dtSim or check the configuration for overlapping atoms`, { stability: { ...stability, stable: false } });
+  };
+
+  const energy: { step: number; kinetic: number; potential: number; total: number }[] = [];
+  const thermo: { step: number; temp: number; press: number }[] = [];
+  const tS: number[] = [], eS: number[] = [], keS: number[] = [], peS: number[] = [], TS: number[] = [], PS: number[] = [];
+  const record = (step: number, KE: number) => {
+    const PE = sys.potential;
+    const T = 2 * KE / dof;
+    const P = (2 * KE + sys.virial) / (3 * V);
+    energy.push({ step, kinetic: KE / N, potential: PE / N, total: (KE + PE) / N });
+    thermo.push({ step, temp: T, press: P });
+    tS.push(step * inp.dtSim); eS.push((KE + PE) / N); keS.push(KE / N); peS.push(PE / N); TS.push(T); PS.push(P);
+  };
+  const rdfMax = 0.5 * Lmin;
+  const rdfBins = inp.rdfBins ?? 100;
+  const hist = new Float64Array(rdfBins);
+  const rdfSteps: number[] = [];
+  const frames: { step: number; positions: number[][] }[] = [];
+  const frame = (step: number) => {
+    const positions: number[][] = new Array(N);
+    for (let a = 0; a < N; a++) {
+      const p = [0, 0, 0];
+      for (let d = 0; d < 3; d++) p[d] = conf.origin[d] + sys.pos[3 * a + d] + sys.img[3 * a + d] * box[d];
+      positions[a] = p;
+    }
+    frames.push({ step, positions });
+  };
+
+  // drift is measured on the energy the trajectory conserves: with the shifted potential (the forces
+  // are the same whether or not the energy is shifted). The unshifted lj/cut total jumps by U_ij(rc)
+  // whenever a pair crosses the cutoff: that is the model (LAMMPS shows the same jumps), not an
+  // integration error, so it is reported but not counted as drift.
+  const conserved = (KE: number) => KE + (shift ? sys.potential : sys.potential - sys.cutoffEnergy);
+  const KE0 = sys.kinetic();
+  const E0 = KE0 + sys.potential;
+  const C0 = conserved(KE0);
+  const scaleE = Math.max(Math.abs(C0), KE0, 1e-12 * N);
+  record(0, KE0);
+  accumulateRdf(sys.pos, box, rdfMax, hist); rdfSteps.push(0);
+  frame(0);
+  const progressEvery = Math.max(1, Math.floor(steps / 50));
+  let sumPE = 0, maxDev = 0, KE = KE0;
+  for (let s = 1; s <= steps; s++) {
+    KE = sys.step();
+    const C = conserved(KE);
+    if (!Number.isFinite(C)) unstable(s, 'the energy became non-finite');
+    const dev = Math.abs(C - C0);
+    if (dev > maxDev) maxDev = dev;
+    if (dev > 0.5 * scaleE) unstable(s, `the total energy drifted by ${(100 * dev / scaleE).toFixed(1)} %`);
+    sumPE += sys.potential;
+    if (s % energyStride === 0 || s === steps) record(s, KE);
+    if (s % rdfStride === 0) { accumulateRdf(sys.pos, box, rdfMax, hist); rdfSteps.push(s); }
+    if (s % frameStride === 0) frame(s);
+    if (s % progressEvery === 0) ctx.progress(s / steps);
+  }
+  const Eend = KE + sys.potential;
+  const drift = Math.abs(conserved(KE) - C0) / scaleE;
+  const rdf = normaliseRdf(hist, rdfMax, N, V, rdfSteps.length);
+  const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / a.length;
+  const errorPct = 100 * drift;
+  const lo = conf.origin;
+  return {
+    value: sumPE / steps / N,
+    result: {
+      format: conf.format,
+      N,
+      species: sp,
+      box: { lo: [...lo], hi: [lo[0] + box[0], lo[1] + box[1], lo[2] + box[2]], sides: [...box] },
+      volume: V,
+      density: N / V,
+      steps,
+      dtSim: inp.dtSim,
+      rc,
+      shift,
+      skin: USER_SKIN,
+      velocities: velocitySource,
+      degreesOfFreedom: dof,
+      energy,
+      thermo,
+      temperature: mean(TS),
+      pressure: mean(PS),
+      rdf,
+      rdfSteps,
+      frames,
+      meanPotentialPerParticle: sumPE / steps / N,
+      energyDrift: drift,
+      maxEnergyDeviation: maxDev / scaleE,
+      conservedEnergyPerParticle: { initial: C0 / N, final: conserved(KE) / N },
+      totalEnergyChange: (Eend - E0) / N,
+      momentum: sys.momentum(),
+      neighborRebuilds: sys.rebuilds,
+      neighborList: sys.listMode,
+      unusedFromFile: conf.unused,
+      ...(velocitySource === 'T0' ? { seed: ctx.seed } : {}),
+    },
+    precision: precisionOf({
+      errorPct,
+      boundPct: 0.1,
+      reference: 'total-energy conservation: |E(end) - E(0)| / max(|E(0)|, KE(0)) over the NVE run, E with the pair energy shifted to 0 at rc (the energy the trajectory conserves)',
+      referenceValue: C0 / N,
+      certificate: 'error-estimate',
+    }),
+    series: { t: tS, E: eS, KE: keS, PE: peS, T: TS, P: PS },
+    stability,
+  };
+}
+
+/** Gaussian velocities at temperature T0 (LAMMPS `velocity all create T0 seed dist gaussian mom yes`):
+ * v ~ N(0, T0/m) per component, centre-of-mass velocity removed, scaled so 2 KE / (3N − 3) = T0. */
+function drawVelocities(N: number, types: Int32Array, mass: Float64Array, T0: number, seed: number): Float64Array {
+  const rng = createRng(seed);
+  const vel = new Float64Array(3 * N);
+  for (let a = 0; a < N; a++) {
+    const s = 1 / Math.sqrt(mass[types[a]]);
+    for (let d = 0; d < 3; d++) vel[3 * a + d] = s * rng.normal();
+  }
+  let M = 0;
+  const p = [0, 0, 0];
+  for (let a = 0; a < N; a++) { const m = mass[types[a]]; M += m; for (let d = 0; d < 3; d++) p[d] += m * vel[3 * a + d]; }
+  let mv2 = 0;
+  for (let a = 0; a < N; a++) {
+    const m = mass[types[a]];
+    for (let d = 0; d < 3; d++) { vel[3 * a + d] -= p[d] / M; mv2 += m * vel[3 * a + d] ** 2; }
+  }
+  const T = mv2 / (3 * N - 3);
+  const f = T > 0 ? Math.sqrt(T0 / T) : 0;
+  for (let k = 0; k < 3 * N; k++) vel[k] *= f;
+  return vel;
+}
+
+/** the pair of atoms at the shortest minimum-image distance (only on the error path: O(N²)) */
+function closestPair(sys: LjSystem): [number, number] {
+  const [Lx, Ly, Lz] = sys.box;
+  let best = Infinity, bi = 0, bj = 1;
+  for (let i = 0; i < sys.N; i++) for (let j = i + 1; j < sys.N; j++) {
+    let dx = sys.pos[3 * i] - sys.pos[3 * j], dy = sys.pos[3 * i + 1] - sys.pos[3 * j + 1], dz = sys.pos[3 * i + 2] - sys.pos[3 * j + 2];
+    dx -= Lx * Math.round(dx / Lx); dy -= Ly * Math.round(dy / Ly); dz -= Lz * Math.round(dz / Lz);
+    const r2 = dx * dx + dy * dy + dz * dz;
+    if (r2 < best) { best = r2; bi = i; bj = j; }
+  }
+  return [bi, bj];
+}

@@ -34,6 +34,7 @@ import { pcg } from './lib/cg.ts';
 import { cholesky, choleskySolve } from './lib/dense.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { refuse } from '../core/errors.ts';
+import { precisionOf } from './lib/precision.ts';
 
 export const POISSON = 0.3;
 export const SHEAR_FACTOR = 5 / 6;
@@ -475,13 +476,12 @@ export const run: SolverRun<FeaInput> = (inp, ctx): SolverOutput => {
       cgIterations: sol.iterations,
       relativeResidual: sol.relativeResidual,
     },
-    precision: {
+    precision: precisionOf({
       errorPct,
       boundPct,
       reference: 'Timoshenko cantilever P L^3/(3EI) + P L/(kappa G A), kappa = 5/6, nu = 0.3',
-      withinBound: errorPct <= boundPct,
       referenceValue: ref.total,
-    },
+    }),
     series: { x: xs, v },
   };
 };

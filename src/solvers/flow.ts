@@ -26,7 +26,7 @@ import { z } from 'zod';
 import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverRun, SolverOutput } from './types.ts';
 import { pcg, dot } from './lib/cg.ts';
-import { relErrPct } from './lib/precision.ts';
+import { relErrPct, precisionOf } from './lib/precision.ts';
 
 const input = z.strictObject({
   N: z.number().int().min(8).max(160).default(64).describe('grid cells per side of the periodic square [0, 2π]²'),
@@ -317,13 +317,12 @@ export const run: SolverRun<FlowInput> = (inp, ctx): SolverOutput => {
       diffusionItersMean: diffusionItersTotal / (2 * steps),
       cflNumber: peak0 * dt / h,
     },
-    precision: {
+    precision: precisionOf({
       errorPct,
       boundPct,
       reference: 'Taylor-Green decay exp(-2*nu*k^2*t), k = 1, of the initial peak speed',
-      withinBound: errorPct <= boundPct,
       referenceValue: reference,
-    },
+    }),
     series: { t: ts, peakSpeed: peaks, reference: refs },
     method: 'stable-fluids-mac-cg',
   };

@@ -38,6 +38,7 @@
 
 import { z } from 'zod';
 import type { SolverContext, SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
+import { precisionOf } from './lib/precision.ts';
 
 export const DX_M = 1e-3;
 /** dynamic relaxation stops when max |out-of-balance force| < RELAX_TOL · max |bond force| */
@@ -503,13 +504,11 @@ export const run: SolverRun<FractureInput> = (inp, ctx): SolverOutput => {
         maxRelaxIterations: Math.max(...history.iterations),
         finalResidual: history.residual[history.residual.length - 1],
       },
-      precision: {
+      precision: precisionOf({
         errorPct,
-        boundPct: 0.1,
         reference: 'bulk stress of the bond law at the applied strains: E*strain up to s0 (softening to sf)',
-        withinBound: errorPct <= 0.1,
         referenceValue: ref,
-      },
+      }),
       series: { strain: history.strain, stress: history.stress, brokenFraction: history.brokenFraction },
     };
   }
@@ -582,13 +581,12 @@ export const run: SolverRun<FractureInput> = (inp, ctx): SolverOutput => {
       finalResidual: history.residual[history.residual.length - 1],
       maxDisplacementM: maxDisp,
     },
-    precision: {
+    precision: precisionOf({
       errorPct,
       boundPct,
       reference: 'bulk stress E*strain of the uncracked plate at the first load step',
-      withinBound: errorPct <= boundPct,
       referenceValue: ref,
-    },
+    }),
     series: { strain: history.strain, stress: history.stress, brokenFraction: history.brokenFraction },
   };
 };

@@ -34,6 +34,7 @@ import type { SolverDescriptor, SolverRun } from './types.ts';
 import { refuse } from '../core/errors.ts';
 import { besselI1OverI0, besselIRatios } from './lib/special.ts';
 import { FastRng } from './lib/rng.ts';
+import { precisionOf } from './lib/precision.ts';
 
 export const descriptor: SolverDescriptor = {
   name: 'gauge',
@@ -281,13 +282,13 @@ export const run: SolverRun = (input, ctx) => {
       action: beta * V * (1 - mean),
       topologicalCharge: topologicalCharge(),
     },
-    precision: {
+    precision: precisionOf({
       errorPct,
       boundPct,
       reference: 'exact mean plaquette of 2-D U(1) on the L×L torus, Σ_n I_n^{V−1}(I_{n−1}+I_{n+1})/2 / Σ_n I_n^V → I1(β)/I0(β) (bound: 3 binned statistical errors)',
-      withinBound: diff <= Math.max(3 * error, 1e-12),
       referenceValue: reference,
-    },
+      alsoHolds: diff <= Math.max(3 * error, 1e-12),
+    }),
     series: { sweep: t, plaquette: p },
     method: input.method,
   };

@@ -16,24 +16,44 @@
 // of the discrete Laplacian, so the solver also reports the scheme's exact discrete amplitude
 // g^steps (g the von Neumann amplification factor of the mode): the run must match it to rounding,
 // and the remaining gap to the continuous reference is the O(dx², dt²) truncation error.
+//
+// User mode (any of initial, boundary, Lx, Ly, source, probes): u_t = α·∇²u + f(x, y, t, u) on
+// [0, Lx] (× [0, Ly]) with the caller's initial condition and per-side Dirichlet / Neumann / periodic
+// conditions (lib/userpde.ts), the same three schemes and the same r <= 1/2 limit for FTCS. The
+// source enters FTCS at t^n; Crank-Nicolson and each ADI half step take it at t^{n+½} with u
+// extrapolated, ũ = (3u^n − u^{n−1})/2 (second order; explicit in u, so a stiff source −k·u needs
+// k·dt below about 1). ADI's intermediate level on a time-dependent Dirichlet wall takes the
+// consistent value u* = ½(g^n + g^{n+1}) − ½·hy·δy²(g^{n+1} − g^n) (Fairweather & Mitchell, SIAM J.
+// Numer. Anal. 4 (1967) 163). precision is a Richardson estimate from a twin run on the grid halved
+// in space and time (dt/2; dt/4 for FTCS).
 import { z } from 'zod';
 import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverRun, SolverOutput, Stability } from './types.ts';
 import { factorConstantTridiagonal, solveFactored, solveFactoredBatch } from './lib/tridiag.ts';
-import { relErrPct } from './lib/precision.ts';
+import { relErrPct, precisionOf } from './lib/precision.ts';
+import {
+  userFields, EXPR_MAX_LENGTH, checkModeConflicts, prepareUserProblem, checkWork, workOf, Grid, Recorder, fillField,
+  explicitUpdate, evalSource, LineSolver, addImplicitBoundary, richardson, type UserProblem, type GridRun,
+} from './lib/userpde.ts';
 
 const input = z.strictObject({
   method: z.enum(['explicit', 'implicit']).default('implicit')
     .describe('explicit = FTCS; implicit = Crank-Nicolson (1-D) or ADI Peaceman-Rachford (2-D)'),
   nx: z.number().int().min(8).max(128).default(64).describe('grid intervals along x (dx = 1/nx)'),
   ny: z.number().int().min(8).max(128).default(64).describe('grid intervals along y (dy = 1/ny); 2-D only'),
-  kx: z.number().int().min(1).max(127).default(1).describe('x wavenumber of the initial mode sin(kx·π·x)'),
-  ky: z.number().int().min(1).max(127).default(1).describe('y wavenumber of the initial mode sin(ky·π·y)'),
+  kx: z.number().int().min(1).max(127).optional().describe('x wavenumber of the initial mode sin(kx·π·x) (default 1; analytic mode only)'),
+  ky: z.number().int().min(1).max(127).optional().describe('y wavenumber of the initial mode sin(ky·π·y) (default 1; analytic mode only)'),
   alpha: z.number().positive().max(1000).default(1).describe('diffusivity α (m²/s)'),
   dt: z.number().positive().max(10).default(5e-5).describe('time step (s)'),
   steps: z.number().int().min(1).max(20000).default(1000).describe('number of time steps'),
   dim: z.number().int().min(1).max(2).default(2).describe('1 selects the 1-D bar, 2 the unit square'),
-  mode: z.number().int().min(1).max(127).default(1).describe('1-D mode number: initial sin(mode·π·x)'),
+  mode: z.number().int().min(1).max(127).optional().describe('1-D mode number: initial sin(mode·π·x) (default 1; analytic mode only)'),
+  // user mode (docs/solvers-fields-a.md, "heat and wave: the user mode")
+  ...userFields,
+  source: z.string().min(1).max(EXPR_MAX_LENGTH).optional()
+    .describe('user mode: source f in u_t = alpha*laplacian(u) + f, an expression in x, y (2-D), t and u; '
+      + 'a u-dependent source is extrapolated in time in the implicit schemes (explicit in u)')
+    .meta({ examples: ['sin(pi*x)*exp(-t)', '10*u*(1-u)'] }),
 });
 
 export type HeatInput = z.infer<typeof input>;
@@ -117,11 +137,19 @@ function adiHalfX(starT: Float64Array, u: Float64Array, nx: number, ny: number, 
 }
 
 export const run: SolverRun<HeatInput> = (inp, ctx): SolverOutput => {
+  if (checkModeConflicts(inp, ['kx', 'ky', 'mode'])) return runUser(inp, ctx);
   const oneD = inp.dim === 1;
+  // nothing is silently ignored (DESIGN §9): the 1-D bar's mode is `mode`, the square's are kx, ky
+  for (const f of oneD ? (['kx', 'ky'] as const) : (['mode'] as const)) {
+    if (inp[f] !== undefined) {
+      throw refuse('INVALID_INPUT', oneD ? `${f}: the 1-D bar (dim 1) has one mode, given by mode; ${f} applies to the unit square (dim 2)` : 'mode: the 1-D mode number applies to dim 1; the unit square takes kx and ky',
+        { issues: [{ path: f, message: oneD ? 'has no effect with dim 1' : 'has no effect with dim 2' }] });
+    }
+  }
   const nx = inp.nx;
   const ny = oneD ? 1 : inp.ny;
-  const kx = oneD ? inp.mode : inp.kx;
-  const ky = oneD ? 0 : inp.ky;
+  const kx = oneD ? inp.mode ?? 1 : inp.kx ?? 1;
+  const ky = oneD ? 0 : inp.ky ?? 1;
   if (kx >= nx) {
     throw refuse('INVALID_INPUT', `${oneD ? 'mode' : 'kx'} must be below nx (${nx}): the grid cannot represent sin(${kx}·π·x)`,
       { field: oneD ? 'mode' : 'kx', max: nx - 1 });
@@ -263,15 +291,166 @@ export const run: SolverRun<HeatInput> = (inp, ctx): SolverOutput => {
       schemeErrorPct: relErrPct(value, discrete),
       truncationErrorPct: relErrPct(discrete, reference),
     },
-    precision: {
+    precision: precisionOf({
       errorPct,
       boundPct,
       reference: oneD ? 'exp(-alpha*pi^2*mode^2*t)' : 'exp(-alpha*pi^2*(kx^2+ky^2)*t)',
-      withinBound: errorPct <= boundPct,
       referenceValue: reference,
-    },
+    }),
     series: { t: ts, amplitude: amps, reference: refs },
     stability,
     method: methodUsed,
   };
 };
+
+// ---------------------------------------------------------------------------------------------
+// User mode
+
+type Scheme = 'ftcs' | 'crank-nicolson' | 'adi-peaceman-rachford';
+
+/** One solve of the user problem on grid g (base: the caller's grid, for array initial values). */
+function heatOnGrid(P: UserProblem, g: Grid, base: Grid, alpha: number, dt: number, steps: number, scheme: Scheme,
+  keepSeries: boolean, progress: (f: number) => void): GridRun {
+  let u: Float64Array = new Float64Array(g.size);
+  let nxt: Float64Array = new Float64Array(g.size);
+  fillField(g, base, P.initial, u);
+  g.setDirichlet(u, g.sidesAt(0, 0));
+  g.syncPeriodic(u);
+  const rec = new Recorder(g, steps, dt, keepSeries);
+  rec.record(0, u);
+  const src = P.source;
+  const f = src ? new Float64Array(g.size) : null;
+  const dynamic = !!src && (src.usesT || src.usesU);
+  if (src && !dynamic) evalSource(g, 0, u, f!);
+  const rx = alpha * dt / (g.ax.h * g.ax.h);
+  const ry = g.dim === 2 ? alpha * dt / (g.ay.h * g.ay.h) : 0;
+  const progressEvery = Math.max(1, Math.floor(steps / 20));
+  // u^{n−1} and the extrapolated ũ for a u-dependent source in the implicit schemes
+  let uOld: Float64Array | null = null, ext: Float64Array | null = null;
+  const midSource = (n: number, t: number): void => {
+    if (!dynamic) return;
+    if (!src!.usesU || n === 0) { evalSource(g, t, u, f!); return; }
+    for (let p = 0; p < g.size; p++) ext![p] = 1.5 * u[p] - 0.5 * uOld![p];
+    evalSource(g, t, ext!, f!);
+  };
+  if (scheme !== 'ftcs' && src?.usesU) { uOld = new Float64Array(g.size); ext = new Float64Array(g.size); }
+  const W = g.W;
+
+  if (scheme === 'ftcs') {
+    for (let n = 0; n < steps; n++) {
+      const t = n * dt;
+      g.fillGhosts(u, g.sidesAt(t, n % 2));
+      if (dynamic) evalSource(g, t, u, f!);
+      explicitUpdate(g, nxt, 1, u, 0, u, rx, ry, f, dt);
+      g.setDirichlet(nxt, g.sidesAt((n + 1) * dt, (n + 1) % 2));
+      g.syncPeriodic(nxt);
+      const tmp = u; u = nxt; nxt = tmp;
+      rec.record(n + 1, u);
+      if ((n + 1) % progressEvery === 0) progress((n + 1) / steps);
+    }
+  } else if (scheme === 'crank-nicolson') {
+    const th = 0.5 * rx;
+    const line = new LineSolver(g.ax, th);
+    const row = g.idx(0, 0);
+    for (let n = 0; n < steps; n++) {
+      const t = n * dt;
+      const S0 = g.sidesAt(t, n % 2), S1 = g.sidesAt((n + 1) * dt, (n + 1) % 2);
+      g.fillGhostsX(u, S0);
+      midSource(n, t + 0.5 * dt);
+      // (I − θ·δ²)·u^{n+1} = (I + θ·δ²)·u^n + dt·f^{n+½}, θ = r/2
+      explicitUpdate(g, nxt, 1, u, 0, u, th, 0, f, dt);
+      addImplicitBoundary(g.ax, th, nxt, row, 1, S1.left[0], S1.right[0]);
+      line.solve(nxt, row, 1);
+      g.setDirichlet(nxt, S1);
+      g.syncPeriodic(nxt);
+      if (uOld) { const o = uOld; uOld = u; u = nxt; nxt = o; } else { const tmp = u; u = nxt; nxt = tmp; }
+      rec.record(n + 1, u);
+      if ((n + 1) % progressEvery === 0) progress((n + 1) / steps);
+    }
+  } else {
+    const hx = 0.5 * rx, hy = 0.5 * ry;
+    const lineX = new LineSolver(g.ax, hx), lineY = new LineSolver(g.ay, hy);
+    const { nx, ny, ax, ay } = g;
+    const star = new Float64Array(g.size);
+    const gStarL = new Float64Array(ny + 1), gStarR = new Float64Array(ny + 1);
+    // u* on an x-Dirichlet wall: ½(g^n + g^{n+1}) − ½·hy·δy²(g^{n+1} − g^n) (g constant in time: g)
+    const wallStar = (g0: Float64Array, g1: Float64Array, timeDep: boolean, out: Float64Array): void => {
+      if (!timeDep) { out.set(g0); return; }
+      const d = (j: number) => g1[j] - g0[j];
+      for (let j = ay.a0; j <= ay.a1; j++) {
+        const jm = j > 0 ? j - 1 : ay.lo === 'periodic' ? ny - 1 : 1;
+        const jp = j < ny ? j + 1 : ny - 1;
+        out[j] = 0.5 * (g0[j] + g1[j]) - 0.5 * hy * (d(jm) - 2 * d(j) + d(jp));
+      }
+    };
+    for (let n = 0; n < steps; n++) {
+      const t = n * dt;
+      const S0 = g.sidesAt(t, n % 2), SH = g.sidesAt(t + 0.5 * dt, 2), S1 = g.sidesAt((n + 1) * dt, (n + 1) % 2);
+      midSource(n, t + 0.5 * dt);
+      // half step 1, implicit in x: (I − hx·δx²)·u* = (I + hy·δy²)·u^n + dt/2·f^{n+½}
+      g.fillGhostsY(u, S0);
+      explicitUpdate(g, star, 1, u, 0, u, 0, hy, f, 0.5 * dt);
+      if (ax.lo === 'dirichlet') wallStar(S0.left, S1.left, P.sides.left.usesT, gStarL);
+      if (ax.hi === 'dirichlet') wallStar(S0.right, S1.right, P.sides.right.usesT, gStarR);
+      for (let j = ay.a0; j <= ay.a1; j++) {
+        const r = g.idx(0, j);
+        addImplicitBoundary(ax, hx, star, r, 1, ax.lo === 'dirichlet' ? gStarL[j] : SH.left[j], ax.hi === 'dirichlet' ? gStarR[j] : SH.right[j]);
+        lineX.solve(star, r, 1);
+        if (ax.lo === 'dirichlet') star[r] = gStarL[j];
+        if (ax.hi === 'dirichlet') star[r + nx] = gStarR[j];
+        if (ax.lo === 'periodic') star[r + nx] = star[r];
+      }
+      // half step 2, implicit in y: (I − hy·δy²)·u^{n+1} = (I + hx·δx²)·u* + dt/2·f^{n+½}
+      g.fillGhostsX(star, SH);
+      explicitUpdate(g, nxt, 1, star, 0, star, hx, 0, f, 0.5 * dt);
+      for (let i = ax.a0; i <= ax.a1; i++) addImplicitBoundary(ay, hy, nxt, g.idx(i, 0), W, S1.bottom[i], S1.top[i]);
+      lineY.solveColumns(nxt, g.idx(ax.a0, 0), W, ax.a1 - ax.a0 + 1);
+      g.setDirichlet(nxt, S1);
+      g.syncPeriodic(nxt);
+      if (uOld) { const o = uOld; uOld = u; u = nxt; nxt = o; } else { const tmp = u; u = nxt; nxt = tmp; }
+      rec.record(n + 1, u);
+      if ((n + 1) % progressEvery === 0) progress((n + 1) / steps);
+    }
+  }
+  return { grid: g, u, dt, steps, rec };
+}
+
+function runUser(inp: HeatInput, ctx: Parameters<SolverRun>[1]): SolverOutput {
+  const dim = inp.dim === 1 ? 1 : 2;
+  const P = prepareUserProblem(inp, { dim, nx: inp.nx, ny: inp.ny });
+  const { alpha, dt, steps, nx, ny } = inp;
+  const base = new Grid(P, nx, ny);
+  const rx = alpha * dt / (base.ax.h * base.ax.h);
+  const ry = dim === 2 ? alpha * dt / (base.ay.h * base.ay.h) : 0;
+  const r = rx + ry;
+  const explicit = inp.method === 'explicit';
+  const stability: Stability = {
+    number: r,
+    limit: 0.5,
+    stable: explicit ? r <= 0.5 : true,
+    name: dim === 1 ? 'r = alpha*dt/dx^2' : 'r = alpha*dt*(1/dx^2+1/dy^2)',
+  };
+  if (explicit && r > 0.5) {
+    throw refuse('UNSTABLE',
+      `explicit FTCS is unstable: r = alpha*dt*(${dim === 1 ? '1/dx^2' : '1/dx^2+1/dy^2'}) = ${r} exceeds 1/2 (dx = Lx/nx${dim === 2 ? ', dy = Ly/ny' : ''}); `
+      + 'lower dt, or use method "implicit"', { stability });
+  }
+  const scheme: Scheme = explicit ? 'ftcs' : dim === 1 ? 'crank-nicolson' : 'adi-peaceman-rachford';
+  // FTCS keeps r on the refined grid with dt/4 (its error is O(dt + h²)); the others halve dt.
+  const tf = explicit ? 4 : 2;
+  checkWork(P, nx, ny, steps, tf);
+  const w = workOf(P, nx, ny, steps, 1).nodeSteps / (1 + (dim === 2 ? 4 : 2));
+  const share = w / workOf(P, nx, ny, steps, tf).nodeSteps;
+  const coarse = heatOnGrid(P, base, base, alpha, dt, steps, scheme, false, (f) => ctx.progress(f * share));
+  const fineGrid = new Grid(P, 2 * nx, 2 * ny);
+  const fine = heatOnGrid(P, fineGrid, base, alpha, dt / tf, steps * tf, scheme, true, (f) => ctx.progress(share + f * (1 - share)));
+  const R = richardson(P, coarse, fine, { order: 2, scale: fineGrid.maxAbs(fine.u), scaleName: 'max |u| over the grid at the end' });
+  return {
+    value: R.value,
+    result: { ...R.result, method: scheme, alpha },
+    precision: R.precision,
+    series: R.series,
+    stability,
+    method: scheme,
+  };
+}

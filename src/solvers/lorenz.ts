@@ -23,6 +23,7 @@ import { z } from 'zod';
 import { rk4Step, rk4Workspace } from './lib/ode.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { refuse } from '../core/errors.ts';
+import { precisionOf } from './lib/precision.ts';
 
 /** steps between renormalisations (of both the tangent vectors and the twin) */
 const RENORM_EVERY = 10;
@@ -181,13 +182,11 @@ export const run: SolverRun<LorenzInput> = (inp, ctx): SolverOutput => {
       delta,
       renormEvery: RENORM_EVERY,
     },
-    precision: {
+    precision: precisionOf({
       errorPct,
-      boundPct: 0.1,
       reference: 'divergence of the Lorenz flow -(σ + 1 + β) (Liouville)',
-      withinBound: errorPct <= 0.1,
       referenceValue: reference,
-    },
+    }),
     series: { t: tS, x: xS, y: yS, z: zS, lyapunov: lamS },
     stability: { number: stabilityNumber, limit: 2.78, stable: stabilityNumber <= 2.78, name: 'h·max||J||∞ along the run (RK4 real-axis limit 2.78)' },
   };

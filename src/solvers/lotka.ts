@@ -19,6 +19,7 @@ import { rk4Step, rk4Workspace } from './lib/ode.ts';
 import { compositionWeights } from './lib/symplectic.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { refuse } from '../core/errors.ts';
+import { precisionOf } from './lib/precision.ts';
 
 const MAX_STEPS = 5_000_000;
 
@@ -168,13 +169,11 @@ export const run: SolverRun<LotkaInput> = (inp, ctx): SolverOutput => {
       dt: h,
       method,
     },
-    precision: {
+    precision: precisionOf({
       errorPct,
-      boundPct: 0.1,
       reference: 'initial value of the first integral V = δx - γ ln x + βy - α ln y',
-      withinBound: errorPct <= 0.1,
       referenceValue: V0,
-    },
+    }),
     series: { t: tS, x: xS, y: yS, V: vS },
     stability: { number: stabilityNumber, limit: 2.78, stable: stabilityNumber <= 2.78, name: 'h·√(αγ) (small-oscillation frequency; RK4 limit 2.78)' },
   };

@@ -25,6 +25,7 @@ import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { rk4Step, rk4Workspace } from './lib/ode.ts';
 import { Modulation, buoyantGravity, operatorWeights, type LocationName, type MediumName } from './solve.ts';
+import { precisionOf } from './lib/precision.ts';
 
 export const G_NEWTON = 6.674e-11;
 const PENDULUM_LENGTH = 1;
@@ -275,7 +276,12 @@ function runGravity(inp: MultibodyInput, progress: (f: number) => void): SolverO
       positions: Array.from({ length: N }, (_, i) => Array.from(y.subarray(3 * i, 3 * i + (dim3 ? 3 : 2)))),
       velocities: Array.from({ length: N }, (_, i) => Array.from(y.subarray(3 * N + 3 * i, 3 * N + 3 * i + (dim3 ? 3 : 2)))),
     },
-    precision: { errorPct, boundPct: BOUND_PCT, withinBound: errorPct <= BOUND_PCT, reference, referenceValue: e0.E },
+    precision: precisionOf({
+      errorPct,
+      boundPct: BOUND_PCT,
+      reference,
+      referenceValue: e0.E,
+    }),
     series,
     stability,
     method: 'rk4-gravity',
@@ -484,10 +490,12 @@ function runOscillators(inp: MultibodyInput, progress: (f: number) => void): Sol
       dphi: Array.from(y.subarray(N, 2 * N)),
       modulation: { applied: true, alpha: inp.alpha, beta: inp.beta, weights, ignoredOperators: ow.ignored },
     },
-    precision: {
-      errorPct, boundPct: BOUND_PCT, withinBound: errorPct <= BOUND_PCT,
-      reference: 'initial energy through the exact balance H(t) - W(t) = H(0)', referenceValue: H0,
-    },
+    precision: precisionOf({
+      errorPct,
+      boundPct: BOUND_PCT,
+      reference: 'initial energy through the exact balance H(t) - W(t) = H(0)',
+      referenceValue: H0,
+    }),
     series,
     stability,
     method: 'rk4-coupled-oscillators',

@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import type { SolverDescriptor, SolverRun } from './types.ts';
 import { ALPHA, PULSE_HZ, pulseAt } from '../core/clock.ts';
+import { precisionOf } from './lib/precision.ts';
 
 export const noCommonFields = true;
 
@@ -97,6 +98,10 @@ export const run: SolverRun = (input, ctx) => {
       t,
       phase,
     },
-    precision: { errorPct, boundPct: 0.1, reference: 'the spec formulas, recomputed by Taylor series', withinBound: errorPct <= 0.1, referenceValue: reference },
+    precision: precisionOf({
+      errorPct,
+      reference: 'the spec formulas, recomputed by Taylor series',
+      referenceValue: reference,
+    }),
   };
 };

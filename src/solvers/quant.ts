@@ -18,6 +18,7 @@ import { z } from 'zod';
 import type { SolverDescriptor, SolverRun } from './types.ts';
 import { normalCdf } from './lib/special.ts';
 import { FastRng } from './lib/rng.ts';
+import { precisionOf } from './lib/precision.ts';
 
 export const descriptor: SolverDescriptor = {
   name: 'quant',
@@ -170,12 +171,12 @@ export const run: SolverRun = (input, ctx) => {
       zScore,
       antithetic: true,
     },
-    precision: {
+    precision: precisionOf({
       errorPct,
       boundPct,
       reference: 'Black-Scholes closed form (bound: 3 Monte Carlo standard errors)',
-      withinBound: diff <= Math.max(3 * stdErr, 1e-12 * scale),
       referenceValue: bs.price,
-    },
+      alsoHolds: diff <= Math.max(3 * stdErr, 1e-12 * scale),
+    }),
   };
 };

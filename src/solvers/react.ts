@@ -19,6 +19,7 @@ import { z } from 'zod';
 import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverRun, SolverOutput, Stability } from './types.ts';
 import { createRng } from './lib/rng.ts';
+import { precisionOf } from './lib/precision.ts';
 
 const input = z.strictObject({
   model: z.enum(['gray-scott', 'fitzhugh-nagumo']).default('gray-scott'),
@@ -254,13 +255,12 @@ export const run: SolverRun<ReactInput> = (inp, ctx): SolverOutput => {
         relativeMismatch: mismatch / scale,
       },
     },
-    precision: {
+    precision: precisionOf({
       errorPct,
       boundPct,
       reference: 'mass balance: change of total u equals the time-integrated reaction term',
-      withinBound: errorPct <= boundPct,
       referenceValue: (total0 + reactionIntegral) / n,
-    },
+    }),
     series: { t: ts, meanU: means },
     stability,
     method: gray ? 'gray-scott-ftcs' : 'fitzhugh-nagumo-ftcs',

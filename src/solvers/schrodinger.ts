@@ -28,6 +28,7 @@ import { z } from 'zod';
 import { tridiagonalEigenvalues } from './lib/sturm.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { refuse } from '../core/errors.ts';
+import { precisionOf } from './lib/precision.ts';
 
 const input = z.strictObject({
   potential: z.enum(['harmonic', 'box', 'finite-well']).default('harmonic'),
@@ -183,15 +184,14 @@ export const run: SolverRun<SchrodingerInput> = (inp, ctx): SolverOutput => {
       errorEstimatePct: (Math.abs(richardson - value) / Math.abs(richardson)) * 100,
       richardsonEnergy: richardson,
     },
-    precision: {
+    precision: precisionOf({
       errorPct,
       boundPct,
       reference: potential === 'harmonic' ? 'harmonic oscillator E_n = n + 1/2'
         : potential === 'box' ? 'infinite well E_n = (n+1)^2 pi^2 / (2 L^2)'
           : 'finite square well, transcendental equations solved by bisection',
-      withinBound: errorPct <= boundPct,
       referenceValue: ref,
-    },
+    }),
     series: { n: ns, E, Eref },
   };
 };

@@ -28,6 +28,7 @@ import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { rk4Step, rk4Workspace } from './lib/ode.ts';
 import { jacobi } from './lib/elliptic.ts';
+import { precisionOf } from './lib/precision.ts';
 
 // ---- shared master-field tables (also used by multibody) --------------------------------------
 // Sources: IAU 2015 nominal values and the NASA planetary fact sheets (GM, mean radius, surface
@@ -584,10 +585,8 @@ export const run: SolverRun<SolveInput> = (inp, ctx) => {
       tuning: history,
       ...problem.info,
     },
-    precision: {
-      errorPct: deviationPct, boundPct: BOUND_PCT, withinBound: true,
-      reference: problem.referenceText, referenceValue: grid.eRef,
-    },
+    // within bound by construction: a tuning that misses the bound was refused above
+    precision: precisionOf({ errorPct: deviationPct, boundPct: BOUND_PCT, reference: problem.referenceText, referenceValue: grid.eRef }),
     series,
     stability: problem.stability,
   };

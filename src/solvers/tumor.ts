@@ -18,7 +18,7 @@ import { z } from 'zod';
 import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverRun, SolverOutput } from './types.ts';
 import { factorTridiagonal, solveFactored } from './lib/tridiag.ts';
-import { relErrPct } from './lib/precision.ts';
+import { relErrPct, precisionOf } from './lib/precision.ts';
 
 const input = z.strictObject({
   D: z.number().positive().max(1e6).default(1).describe('diffusivity (m²/s)'),
@@ -183,13 +183,12 @@ export const run: SolverRun<TumorInput> = (inp, ctx): SolverOutput => {
       resolution: lambda * dx,
       dt, dx, steps: last,
     },
-    precision: {
+    precision: precisionOf({
       errorPct,
       boundPct,
       reference: 'Fisher-KPP minimal wave speed 2*sqrt(r*D)',
-      withinBound: errorPct <= boundPct,
       referenceValue: cStar,
-    },
+    }),
     series: { t: sTs, front: sXs },
     method: 'strang-logistic-crank-nicolson',
   };

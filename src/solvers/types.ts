@@ -2,7 +2,7 @@
 // `src/solvers/<name>.ts` exports `descriptor: SolverDescriptor` and `run: SolverRun`.
 // `run` is a pure function executed in the worker pool: it must not touch HTTP, keys, the
 // database, the clock or Math.random; all randomness comes from `ctx.seed` via lib/rng.ts.
-// The engine (src/solvers/engine.ts) discovers every module in this folder that exports both.
+// The engine (src/solvers/engine/loader.ts) discovers every module in this folder that exports both.
 import type { z } from 'zod';
 
 export interface Precision {
@@ -72,6 +72,8 @@ export interface SolverDescriptor<S extends z.ZodType = z.ZodType> {
   examples: string[];
   /** words and phrases that point to this solver (used by svc_auto) */
   vocabulary: string[];
+  /** largest request body in bytes, for solvers that take files (a CNF, a MATPOWER case); default 1 MiB */
+  bodyLimit?: number;
 }
 
 export type SolverRun<I = any> = (input: I, ctx: SolverContext) => SolverOutput;

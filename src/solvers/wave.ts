@@ -18,26 +18,43 @@
 // so precision.errorPct is the relative energy drift against the initial energy. The run also
 // measures the mode's angular frequency from the zero crossings of its amplitude and compares it
 // with the analytic c·π·√(kx² + ky²) (result.frequency).
+//
+// User mode (any of initial, initialVelocity, boundary, Lx, Ly, source, probes): u_tt = c²·∇²u +
+// f(x, y, t, u) on [0, Lx] (× [0, Ly]) with the caller's initial displacement and velocity and
+// per-side Dirichlet / Neumann / periodic conditions (lib/userpde.ts), by the same leapfrog with the
+// same Courant limit; the source is taken at t^n (central, second order). The first step is the
+// Taylor start u¹ = u⁰ + dt·v⁰ + ½dt²·(c²·∇²_h u⁰ + f⁰) (Strikwerda §8.1). precision is a Richardson
+// estimate from a twin run on the grid halved in space and time (same Courant number).
 import { z } from 'zod';
 import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverRun, SolverOutput, Stability } from './types.ts';
-import { relErrPct } from './lib/precision.ts';
+import { relErrPct, precisionOf } from './lib/precision.ts';
+import {
+  userFields, fieldInit, EXPR_MAX_LENGTH, checkModeConflicts, prepareUserProblem, checkWork, workOf, Grid, Recorder, fillField,
+  explicitUpdate, evalSource, richardson, type UserProblem, type GridRun,
+} from './lib/userpde.ts';
 
 const input = z.strictObject({
   mode: z.enum(['membrane', 'maxwell', 'wave1d']).default('membrane')
     .describe('membrane = 2-D scalar wave; maxwell = 2-D TE Yee cavity; wave1d = string'),
   nx: z.number().int().min(16).max(128).default(64).describe('grid intervals along x (dx = 1/nx)'),
   ny: z.number().int().min(16).max(128).default(64).describe('grid intervals along y (dy = 1/ny)'),
-  kx: z.number().int().min(1).max(127).default(1).describe('x mode number'),
-  ky: z.number().int().min(1).max(127).default(1).describe('y mode number'),
+  kx: z.number().int().min(1).max(127).optional().describe('x mode number (default 1; analytic mode only)'),
+  ky: z.number().int().min(1).max(127).optional().describe('y mode number (default 1; analytic mode only)'),
   c: z.number().min(1e-6).max(1e6).default(1).describe('wave speed (m/s); maxwell uses 1/sqrt(eps*mu)'),
   dt: z.number().positive().max(100).optional().describe('time step (s); default from courant'),
   courant: z.number().positive().max(1).default(0.5).describe('Courant number c*dt*sqrt(1/dx^2+1/dy^2), at most 1'),
   steps: z.number().int().min(1).max(50000).default(1000).describe('time steps'),
   dim: z.number().int().min(1).max(2).default(2).describe('1 selects the 1-D string'),
-  mode_k: z.number().int().min(1).max(127).default(1).describe('1-D mode number: initial sin(mode_k*pi*x)'),
-  eps: z.number().min(1e-6).max(1e6).default(1).describe('permittivity (maxwell)'),
-  mu: z.number().min(1e-6).max(1e6).default(1).describe('permeability (maxwell)'),
+  mode_k: z.number().int().min(1).max(127).optional().describe('1-D mode number: initial sin(mode_k*pi*x) (default 1; analytic mode only)'),
+  eps: z.number().min(1e-6).max(1e6).optional().describe('permittivity (maxwell; default 1)'),
+  mu: z.number().min(1e-6).max(1e6).optional().describe('permeability (maxwell; default 1)'),
+  // user mode (docs/solvers-fields-a.md, "heat and wave: the user mode")
+  ...userFields,
+  initialVelocity: fieldInit('user mode: initial velocity u_t(x, y, 0)', ['-pi*cos(pi*x)', '0']),
+  source: z.string().min(1).max(EXPR_MAX_LENGTH).optional()
+    .describe('user mode: source f in u_tt = c^2*laplacian(u) + f, an expression in x, y (2-D), t and u')
+    .meta({ examples: ['sin(5*t)*exp(-100*(x-0.5)^2)', '-4*u'] }),
 });
 
 export type WaveInput = z.infer<typeof input>;
@@ -179,6 +196,7 @@ function frequencyFromCrossings(ts: Float64Array, as: Float64Array, count: numbe
 }
 
 export const run: SolverRun<WaveInput> = (inp, ctx): SolverOutput => {
+  if (checkModeConflicts(inp, ['kx', 'ky', 'mode_k', 'eps', 'mu'])) return runUser(inp, ctx);
   const variant = inp.dim === 1 ? 'wave1d' : inp.mode;
   if (inp.dim === 1 && inp.mode === 'maxwell') {
     throw refuse('INVALID_INPUT', 'mode "maxwell" is the 2-D TE Yee scheme: it cannot run with dim 1', { field: 'dim' });
@@ -186,8 +204,8 @@ export const run: SolverRun<WaveInput> = (inp, ctx): SolverOutput => {
   const oneD = variant === 'wave1d';
   const nx = inp.nx;
   const ny = oneD ? 1 : inp.ny;
-  const kx = oneD ? inp.mode_k : inp.kx;
-  const ky = oneD ? 0 : inp.ky;
+  const kx = oneD ? inp.mode_k ?? 1 : inp.kx ?? 1;
+  const ky = oneD ? 0 : inp.ky ?? 1;
   if (kx >= nx) {
     throw refuse('INVALID_INPUT', `${oneD ? 'mode_k' : 'kx'} must be below nx (${nx})`, { field: oneD ? 'mode_k' : 'kx', max: nx - 1 });
   }
@@ -195,7 +213,7 @@ export const run: SolverRun<WaveInput> = (inp, ctx): SolverOutput => {
     throw refuse('INVALID_INPUT', `ky must be below ny (${ny})`, { field: 'ky', max: ny - 1 });
   }
   const maxwell = variant === 'maxwell';
-  const c = maxwell ? 1 / Math.sqrt(inp.eps * inp.mu) : inp.c;
+  const c = maxwell ? 1 / Math.sqrt((inp.eps ?? 1) * (inp.mu ?? 1)) : inp.c;
   const dx = 1 / nx;
   const dy = oneD ? 1 : 1 / ny;
   const geo = oneD ? 1 / dx : Math.sqrt(1 / (dx * dx) + 1 / (dy * dy));
@@ -226,7 +244,7 @@ export const run: SolverRun<WaveInput> = (inp, ctx): SolverOutput => {
   let continuumEnergy: number;
 
   if (maxwell) {
-    const { eps, mu } = inp;
+    const eps = inp.eps ?? 1, mu = inp.mu ?? 1;
     const hz = new Float64Array(nx * ny);
     const ex = new Float64Array(nx * (ny + 1));
     const ey = new Float64Array((nx + 1) * ny);
@@ -345,15 +363,92 @@ export const run: SolverRun<WaveInput> = (inp, ctx): SolverOutput => {
         errorPct: omegaMeasured === null ? null : relErrPct(omegaMeasured, omega),
       },
     },
-    precision: {
+    precision: precisionOf({
       errorPct,
       boundPct,
       reference: 'initial discrete energy (leapfrog invariant); mode frequency c*pi*sqrt(kx^2+ky^2) in result.frequency',
-      withinBound: errorPct <= boundPct,
       referenceValue: e0,
-    },
+    }),
     series: { t: sT, energy: sE, amplitude: sA },
     stability,
     method: maxwell ? 'yee-fdtd-te' : 'leapfrog',
   };
 };
+
+// ---------------------------------------------------------------------------------------------
+// User mode
+
+/** One leapfrog solve of the user problem on grid g (base: the caller's grid, for array data). */
+function waveOnGrid(P: UserProblem, g: Grid, base: Grid, c: number, dt: number, steps: number, keepSeries: boolean,
+  progress: (f: number) => void): GridRun {
+  let prev: Float64Array = new Float64Array(g.size);
+  let cur: Float64Array = new Float64Array(g.size);
+  fillField(g, base, P.initial, prev);
+  const S0 = g.sidesAt(0, 0);
+  g.setDirichlet(prev, S0);
+  g.syncPeriodic(prev);
+  const rec = new Recorder(g, steps, dt, keepSeries);
+  rec.record(0, prev);
+  let v: Float64Array | null = null;
+  if (P.initialVelocity.kind !== 'zero') { v = new Float64Array(g.size); fillField(g, base, P.initialVelocity, v); }
+  const src = P.source;
+  const f = src ? new Float64Array(g.size) : null;
+  const dynamic = !!src && (src.usesT || src.usesU);
+  const cx2 = (c * dt / g.ax.h) ** 2;
+  const cy2 = g.dim === 2 ? (c * dt / g.ay.h) ** 2 : 0;
+  const dt2 = dt * dt;
+  // Taylor start: u¹ = u⁰ + dt·v⁰ + ½dt²·(c²·∇²_h u⁰ + f(x, 0, u⁰))
+  g.fillGhosts(prev, S0);
+  if (src) evalSource(g, 0, prev, f!);
+  explicitUpdate(g, cur, 1, prev, v ? dt : 0, v ?? prev, 0.5 * cx2, 0.5 * cy2, f, 0.5 * dt2);
+  g.setDirichlet(cur, g.sidesAt(dt, 1));
+  g.syncPeriodic(cur);
+  rec.record(1, cur);
+  const progressEvery = Math.max(1, Math.floor(steps / 20));
+  for (let n = 1; n < steps; n++) {
+    const t = n * dt;
+    g.fillGhosts(cur, g.sidesAt(t, n % 2));
+    if (dynamic) evalSource(g, t, cur, f!);
+    // u^{n+1} = 2u^n − u^{n−1} + (c·dt)²·∇²_h u^n + dt²·f^n, written over u^{n−1}
+    explicitUpdate(g, prev, 2, cur, -1, prev, cx2, cy2, f, dt2);
+    g.setDirichlet(prev, g.sidesAt((n + 1) * dt, (n + 1) % 2));
+    g.syncPeriodic(prev);
+    const tmp = prev; prev = cur; cur = tmp;
+    rec.record(n + 1, cur);
+    if ((n + 1) % progressEvery === 0) progress((n + 1) / steps);
+  }
+  return { grid: g, u: cur, dt, steps, rec };
+}
+
+function runUser(inp: WaveInput, ctx: Parameters<SolverRun>[1]): SolverOutput {
+  if (inp.mode === 'maxwell') {
+    throw refuse('INVALID_INPUT', 'mode "maxwell" (the Yee cavity) has no user mode; the user fields solve the scalar wave equation '
+      + '(mode membrane, or wave1d / dim 1)', { field: 'mode' });
+  }
+  const dim = inp.dim === 1 || inp.mode === 'wave1d' ? 1 : 2;
+  const { nx, ny, c, steps } = inp;
+  const P = prepareUserProblem(inp, { dim, nx, ny });
+  const base = new Grid(P, nx, ny);
+  const dx = base.ax.h, dy = base.ay.h;
+  const geo = dim === 1 ? 1 / dx : Math.sqrt(1 / (dx * dx) + 1 / (dy * dy));
+  const dt = inp.dt ?? inp.courant / (c * geo);
+  const courant = c * dt * geo;
+  const stability: Stability = { number: courant, limit: 1, stable: courant <= 1, name: dim === 1 ? 'c*dt/dx' : 'c*dt*sqrt(1/dx^2+1/dy^2)' };
+  if (courant > 1) {
+    throw refuse('UNSTABLE', `leapfrog is unstable: Courant number ${courant} exceeds 1 (dx = Lx/nx${dim === 2 ? ', dy = Ly/ny' : ''}); lower dt`, { stability });
+  }
+  checkWork(P, nx, ny, steps, 2);
+  const share = (workOf(P, nx, ny, steps, 1).nodeSteps / (1 + (dim === 2 ? 4 : 2))) / workOf(P, nx, ny, steps, 2).nodeSteps;
+  const coarse = waveOnGrid(P, base, base, c, dt, steps, false, (f) => ctx.progress(f * share));
+  const fineGrid = new Grid(P, 2 * nx, 2 * ny);
+  const fine = waveOnGrid(P, fineGrid, base, c, dt / 2, 2 * steps, true, (f) => ctx.progress(share + f * (1 - share)));
+  const R = richardson(P, coarse, fine, { order: 2, scale: fine.rec.maxAbsSeen, scaleName: 'max |u| over the grid and the recorded times' });
+  return {
+    value: R.value,
+    result: { ...R.result, variant: dim === 1 ? 'wave1d' : 'membrane', c, courant },
+    precision: R.precision,
+    series: R.series,
+    stability,
+    method: 'leapfrog',
+  };
+}

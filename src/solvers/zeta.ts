@@ -41,6 +41,7 @@ import { z } from 'zod';
 import type { SolverDescriptor, SolverRun } from './types.ts';
 import { refuse } from '../core/errors.ts';
 import { siegelTheta, siegelThetaPrime, siegelThetaStep } from './lib/special.ts';
+import { precisionOf } from './lib/precision.ts';
 
 export const descriptor: SolverDescriptor = {
   name: 'zeta',
@@ -589,13 +590,15 @@ export const run: SolverRun = (input, ctx) => {
       firstZeros,
       largestZeroBelowT,
     },
-    precision: {
+    // the count is an integer: it is right when it is the nearest integer to N(T), i.e. within half
+    // a zero of the reference, and no extra sign changes hid between Gram points
+    precision: precisionOf({
       errorPct,
-      boundPct: 0.1,
+      boundPct: (100 * 0.5) / Math.max(1, rvm.N),
       reference: 'Riemann-von Mangoldt N(T) = θ(T)/π + 1 + S(T), S(T) from arg ζ by Euler-Maclaurin',
-      withinBound: errorAbs < 0.5 && extraSignChanges === 0,
       referenceValue: rvm.N,
-    },
+      alsoHolds: errorAbs < 0.5 && extraSignChanges === 0,
+    }),
     series: { t: sT, Z: sZ },
   };
 };

@@ -17,7 +17,7 @@ export interface Db extends Queryable {
   readonly backend: 'pglite' | 'postgres';
   /** Runs fn in one transaction; rolls back if it throws. */
   tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
-  /** Runs a store procedure (src/store/procedures.ts) in one transaction, next to the store. */
+  /** Runs a registered store procedure (see `ProcedureModules`) in one transaction, next to the store. */
   call<T>(procedure: string, args: unknown): Promise<T>;
   /** LISTEN on a channel (PostgreSQL only does cross-process; PGlite delivers in-process). */
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
@@ -27,14 +27,15 @@ export interface Db extends Queryable {
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
-export async function openDb(opts: { databaseUrl: string | null; dataDir: string; schema?: string | null }): Promise<Db> {
-  const db = opts.databaseUrl ? await openPostgres(opts.databaseUrl, opts.schema ?? null) : await openPglite(opts.dataDir);
+export async function openDb(opts: { databaseUrl: string | null; dataDir: string; schema?: string | null; procedures?: ProcedureModules }): Promise<Db> {
+  const procs = opts.procedures ?? {};
+  const db = opts.databaseUrl ? await openPostgres(opts.databaseUrl, opts.schema ?? null, procs) : await openPglite(opts.dataDir, procs);
   await migrate(db);
   return db;
 }
 
-async function openPglite(dataDir: string): Promise<Db> {
-  if (process.env.SVC_PGLITE_THREAD !== '0') return openPgliteThread(dataDir);
+async function openPglite(dataDir: string, procs: ProcedureModules): Promise<Db> {
+  if (process.env.SVC_PGLITE_THREAD !== '0') return openPgliteThread(dataDir, procs);
   const { PGlite } = await import('@electric-sql/pglite');
   let pg: InstanceType<typeof PGlite>;
   if (dataDir === ':memory:') pg = new PGlite({ loadDataDir: await migratedTemplate(PGlite) });
@@ -57,7 +58,7 @@ async function openPglite(dataDir: string): Promise<Db> {
       }));
     },
     async call(name, args) {
-      const proc = await procedure(name);
+      const proc = await procedure(procs, name);
       return (this as Db).tx((q) => proc(q, args)) as any;
     },
     async listen(channel, cb) {
@@ -75,17 +76,17 @@ async function openPglite(dataDir: string): Promise<Db> {
  * reached by messages, so its WebAssembly runs beside the event loop instead of on it. The
  * thread keeps the process alive only while a statement is in flight. `SVC_PGLITE_THREAD=0` runs
  * PGlite on the event loop instead (benchmarks compare the two). */
-async function openPgliteThread(dataDir: string): Promise<Db> {
-  let workerData: { dataDir?: string; template?: ArrayBuffer };
+async function openPgliteThread(dataDir: string, procs: ProcedureModules): Promise<Db> {
+  let workerData: { dataDir?: string; template?: ArrayBuffer; procedures: ProcedureModules };
   let transferList: ArrayBuffer[] = [];
   if (dataDir === ':memory:') {
     const { PGlite } = await import('@electric-sql/pglite');
     const bytes = new Uint8Array(await (await migratedTemplate(PGlite)).arrayBuffer());
-    workerData = { template: bytes.buffer as ArrayBuffer };
+    workerData = { template: bytes.buffer as ArrayBuffer, procedures: procs };
     transferList = [bytes.buffer as ArrayBuffer];
   } else {
     mkdirSync(join(dataDir, 'pgdata'), { recursive: true });
-    workerData = { dataDir: join(dataDir, 'pgdata') };
+    workerData = { dataDir: join(dataDir, 'pgdata'), procedures: procs };
   }
   const worker = new Worker(new URL('./pglite-thread.ts', import.meta.url), { workerData, transferList });
   const pending = new Map<number, { resolve: (rows: any) => void; reject: (e: unknown) => void }>();
@@ -170,11 +171,17 @@ async function openPgliteThread(dataDir: string): Promise<Db> {
   };
 }
 
-/** A store procedure by name (imported late: procedures import the services that use this module). */
-export async function procedure(name: string): Promise<(q: Queryable, args: any) => Promise<unknown>> {
-  const { procedures } = await import('./procedures.ts');
-  if (!Object.hasOwn(procedures, name)) throw new Error(`no store procedure named ${name}`);
-  return (procedures as Record<string, (q: Queryable, args: any) => Promise<unknown>>)[name];
+/** Store procedures by name: each is a module URL whose `procedure(q, args)` export runs in one
+ * transaction next to the store. The app registers them when it opens the store (the seal batch of
+ * src/services/seal-batch.ts), so the store imports nothing above it. */
+export type ProcedureModules = Record<string, string>;
+
+/** A registered store procedure by name. */
+export async function procedure(modules: ProcedureModules, name: string): Promise<(q: Queryable, args: any) => Promise<unknown>> {
+  if (!Object.hasOwn(modules, name)) throw new Error(`no store procedure named ${name}`);
+  const mod = await import(modules[name]);
+  if (typeof mod.procedure !== 'function') throw new Error(`store procedure ${name}: ${modules[name]} exports no procedure`);
+  return mod.procedure;
 }
 
 /** A store error from the thread, with its SQLSTATE `code` and diagnostics, as PGlite threw it. */
@@ -184,7 +191,7 @@ function rebuildError(fields: Record<string, unknown> = {}): Error {
   return e;
 }
 
-async function openPostgres(url: string, schema: string | null): Promise<Db> {
+async function openPostgres(url: string, schema: string | null, procs: ProcedureModules): Promise<Db> {
   const pgmod = await import('pg');
   const pgNs: any = (pgmod as any).default ?? pgmod;
   // int8 and numeric as JS numbers where safe: counts and sequence numbers are small.
@@ -228,7 +235,7 @@ async function openPostgres(url: string, schema: string | null): Promise<Db> {
       }
     },
     async call(name, args) {
-      const proc = await procedure(name);
+      const proc = await procedure(procs, name);
       return (this as Db).tx((q) => proc(q, args)) as any;
     },
     async listen(channel, cb) {

@@ -4,7 +4,7 @@
 // event loop only exchanges messages with it (src/store/db.ts, `openPgliteThread`).
 //
 // Messages in:  {id, op: 'query'|'exec', sql, params?, tx?}   a statement (inside transaction tx)
-//               {id, op: 'call', name, args}   a store procedure in its own transaction (procedures.ts)
+//               {id, op: 'call', name, args}   a registered store procedure in its own transaction
 //               {id, op: 'begin', tx} / {id, op: 'end', tx, commit}   open / close a transaction
 //               {id, op: 'listen'|'unlisten', channel}   {id, op: 'close'}
 // Messages out: {id, ok: true, rows?} (rows: a procedure's result) | {id, ok: false, error}   {channel, payload} (a NOTIFY)
@@ -17,7 +17,7 @@ import { procedure, type Queryable } from './db.ts';
 interface Msg { id: number; op: string; sql?: string; params?: unknown[]; tx?: number; commit?: boolean; channel?: string; name?: string; args?: unknown }
 
 const port = parentPort!;
-const init = workerData as { dataDir?: string; template?: ArrayBuffer };
+const init = workerData as { dataDir?: string; template?: ArrayBuffer; procedures: Record<string, string> };
 const pg = init.template ? new PGlite({ loadDataDir: new Blob([init.template]) }) : new PGlite(init.dataDir!);
 
 /** the error fields the node reads (SQLSTATE `code` and PostgreSQL's diagnostics) */
@@ -99,7 +99,7 @@ port.on('message', (m: Msg) => {
     }
     case 'begin': begin(m); return;
     case 'call': {
-      reply(m.id, procedure(m.name!).then((proc) => pg.transaction((t) => proc(queryableOf(t), m.args))) as Promise<any>);
+      reply(m.id, procedure(init.procedures, m.name!).then((proc) => pg.transaction((t) => proc(queryableOf(t), m.args))) as Promise<any>);
       return;
     }
     case 'end': {

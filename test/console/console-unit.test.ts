@@ -11,7 +11,7 @@ import { seriesColumns } from '../../src/console/static/plot.js';
 import { canonicalJson as nodeCanonicalJson } from '../../src/core/canonical.ts';
 import { createRng } from '../../src/solvers/lib/rng.ts';
 import { parseInput } from '../../src/ops/validate.ts';
-import { jsonSchemaOf } from '../../src/http/openapi.ts';
+import { jsonSchemaOf } from '../../src/ops/schema.ts';
 import { MAIL_FRAME_CSP, MAIL_TICKET_SECONDS, mintMailTicket, openMailTicket, CONSOLE_CSP } from '../../src/ops/console.ts';
 
 let t: TestNode;

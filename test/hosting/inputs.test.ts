@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { testNode, type TestNode } from '../helpers.ts';
-import { jsonSchemaOf } from '../../src/http/openapi.ts';
+import { jsonSchemaOf } from '../../src/ops/schema.ts';
 import type { Operation } from '../../src/ops/types.ts';
 import { pkce } from './oauth-helpers.ts';
 

@@ -4,7 +4,7 @@ import { createPrivateKey, sign } from 'node:crypto';
 import { calculateJwkThumbprint } from 'jose';
 import { testNode, SEAL_SECRET, type TestNode } from '../helpers.ts';
 import { createApp } from '../../src/app.ts';
-import { loadOrCreateSigningKey, getSigningKey, jwks, signBytes, verifyBytes, decryptPrivateKey, encryptPrivateKey } from '../../src/services/keys.ts';
+import { loadOrCreateSigningKey, jwks, signBytes, verifyBytes, decryptPrivateKey, encryptPrivateKey } from '../../src/services/keys.ts';
 
 let t: TestNode;
 before(async () => { t = await testNode(); });
@@ -50,11 +50,11 @@ test('the signing key is created once, race-free, and every reader gets the same
     const r = saved[0];
     await t.app.db.query('INSERT INTO signing_keys (kid, slot, alg, public_jwk, private_enc, created_at) VALUES ($1,$2,$3,$4,$5,$6)', [r.kid, r.slot, r.alg, r.public_jwk, r.private_enc, r.created_at]);
   }
-  assert.equal((await getSigningKey(t.app)).kid, saved[0].kid);
+  assert.equal(t.app.signingKey.kid, saved[0].kid);
 });
 
 test('the private key is encrypted at rest (AES-256-GCM under HKDF of the master secret, bound to its kid)', async () => {
-  const k = await getSigningKey(t.app);
+  const k = t.app.signingKey;
   const [row] = await t.app.db.query<any>('SELECT kid, public_jwk, private_enc FROM signing_keys WHERE kid = $1', [k.kid]);
   const der = k.privateKey.export({ format: 'der', type: 'pkcs8' }) as Buffer;
   const jwk = k.privateKey.export({ format: 'jwk' }) as any;
@@ -74,14 +74,14 @@ test('the private key is encrypted at rest (AES-256-GCM under HKDF of the master
 });
 
 test('jwks lists the public key; signBytes signatures verify against it (the v3 receipt path)', async () => {
-  const set = await jwks(t.app);
-  const k = await getSigningKey(t.app);
+  const set = await jwks(t.app.db);
+  const k = t.app.signingKey;
   assert.equal(set.keys[0].kid, k.kid);
   assert.deepEqual(Object.keys(set.keys[0]).sort(), ['alg', 'crv', 'kid', 'kty', 'use', 'x']);
   const http = await t.call('GET', '/.well-known/jwks.json');
   assert.deepEqual(http.body, set);
   assert.match(http.headers['content-type'], /^application\/json/);
-  const s = await signBytes(t.app, '{"canonical":"receipt"}');
+  const s = signBytes(t.app.signingKey, '{"canonical":"receipt"}');
   assert.equal(s.kid, k.kid);
   assert.equal(s.alg, 'EdDSA');
   assert.equal(verifyBytes(set.keys[0], '{"canonical":"receipt"}', s.signature), true);
@@ -93,10 +93,10 @@ test('two nodes sharing one PostgreSQL publish and sign with the same key', { sk
     env: { SVC_DATA_DIR: ':memory:', SVC_SEAL_SECRET: SEAL_SECRET, DATABASE_URL: process.env.DATABASE_URL, SVC_DATABASE_SCHEMA: t.app.config.databaseSchema! },
   });
   try {
-    const [a, b] = await Promise.all([getSigningKey(t.app), getSigningKey(second)]);
+    const [a, b] = [t.app.signingKey, second.signingKey];
     assert.equal(a.kid, b.kid);
-    assert.deepEqual(await jwks(second), await jwks(t.app));
-    const s = await signBytes(second, 'shared');
+    assert.deepEqual(await jwks(second.db), await jwks(t.app.db));
+    const s = signBytes(second.signingKey, 'shared');
     assert.equal(verifyBytes(a.publicJwk, 'shared', s.signature), true);
   } finally {
     await second.close();

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { testNode, type TestNode } from '../helpers.ts';
 import { toolOperations } from '../../src/mcp/server.ts';
-import { jsonSchemaOf } from '../../src/http/openapi.ts';
+import { jsonSchemaOf } from '../../src/ops/schema.ts';
 
 let t: TestNode;
 before(async () => { t = await testNode(); });

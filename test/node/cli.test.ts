@@ -32,12 +32,46 @@ test('svc verify checks a saved sealed response against a running node; a tamper
   writeFileSync(join(dir, 'jwks.json'), JSON.stringify((await t.call('GET', '/.well-known/jwks.json')).body));
   const off = await svc(['verify', join(dir, 'r.json'), '--jwks', join(dir, 'jwks.json')]);
   assert.equal(off.code, 0, off.stderr);
-  assert.deepEqual(JSON.parse(off.stdout), { valid: true, hmac: null, signature: true, receipt: receipt.receipt.id });
+  const offOut = JSON.parse(off.stdout);
+  assert.deepEqual({ ...offOut, checked: undefined }, { valid: true, hmac: null, signature: true, receipt: receipt.receipt.id, checked: undefined });
+  assert.match(offOut.checked.join(' '), /Ed25519/);
   const offBad = await svc(['verify', join(dir, 'bad.json'), '--jwks', join(dir, 'jwks.json')]);
   assert.equal(offBad.code, 1);
   assert.equal(JSON.parse(offBad.stdout).signature, false);
   writeFileSync(join(dir, 'junk.json'), '{"not": "a receipt"}');
   assert.equal((await svc(['verify', join(dir, 'junk.json'), '--url', url])).code, 2);
+});
+
+test('svc verify fails on a receipt whose signature was deleted and whose result, input and precision were edited (issue 18)', async () => {
+  const receipt = (await t.call('POST', '/api/svc/epi', {}, m.apiKey)).body;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+  const { signature: _removed, ...unsigned } = receipt;
+  const edited = { ...unsigned, result: { ...receipt.result, peakInfected: 1 }, input: { ...receipt.input, beta: 9 }, precision: { ...receipt.precision, errorPct: 0 } };
+  writeFileSync(join(dir, 'edited.json'), JSON.stringify(edited));
+  const r = await svc(['verify', join(dir, 'edited.json'), '--url', url, '--key', m.apiKey]);
+  assert.equal(r.code, 1, r.stdout);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.valid, false);
+  assert.equal(out.hmac, true, 'the HMAC alone does not cover result, input or precision');
+  assert.equal(out.signature, false);
+  assert.match(out.reason, /no signature/);
+  // an edit to any one field of a signed receipt fails too
+  for (const edit of [{ result: { ...receipt.result, finalSize: 0 } }, { input: { ...receipt.input, gamma: 0.2 } }, { precision: { ...receipt.precision, withinBound: false } }, { seed: 1 }, { receipt: { ...receipt.receipt, folder: 'x' } }]) {
+    writeFileSync(join(dir, 'one.json'), JSON.stringify({ ...receipt, ...edit }));
+    const one = await svc(['verify', join(dir, 'one.json'), '--url', url, '--key', m.apiKey]);
+    assert.equal(one.code, 1, JSON.stringify(edit));
+  }
+});
+
+test('svc says in one line that the node cannot be reached (no stack trace), and reads SVC_URL', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+  writeFileSync(join(dir, 'r.json'), JSON.stringify((await t.call('POST', '/api/svc/protect', {}, m.apiKey)).body));
+  const r = await svc(['verify', join(dir, 'r.json'), '--url', 'http://127.0.0.1:9']);
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(r.stderr, /cannot reach the node at http:\/\/127\.0\.0\.1:9/);
+  const viaEnv = await run(process.execPath, [CLI, 'call', 'svc_pulse', '{}'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, SVC_URL: url } });
+  assert.equal(JSON.parse(viaEnv.stdout).f, 1.287);
 });
 
 test('svc call calls a tool over MCP; svc solve runs a solver locally, unsealed', async () => {

@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { testNode, type TestNode } from '../helpers.ts';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { loadSolvers, SOLVER_FILES, SolverPool, downsampleSeries, solverInputSchema, runUnsealed } from '../../src/solvers/engine.ts';
+import { loadSolvers, SOLVER_FILES } from '../../src/solvers/engine/loader.ts';
+import { SolverPool } from '../../src/solvers/engine/pool.ts';
+import { downsampleSeries, solverInputSchema, runUnsealed } from '../../src/ops/solvers.ts';
 
 let t: TestNode;
 let key: string;
@@ -159,7 +161,7 @@ test('a client that disconnects cancels its job: the running solver is stopped, 
 });
 
 test('the common fields are accepted by every solver but closedform and protect, and land in the receipt', async () => {
-  const common = { operators: ['XTRA_1'], consts: { t: 2 }, query: 'a label', sample: 5 };
+  const common = { operators: ['XTRA_1'], query: 'a label', sample: 5 };
   for (const s of await loadSolvers()) {
     const name = s.descriptor.name;
     const required = name === 'solve' ? { prompt: 'p' } : name === 'multibody' ? { prompt: 'p', bodies: [{ mass: 1 }, { mass: 2 }] } : {};
@@ -173,13 +175,16 @@ test('the common fields are accepted by every solver but closedform and protect,
     }
   }
   // through HTTP on epi: inputs merge under the top-level fields, the operator joins the chain,
-  // consts and query are kept, sample downsamples the series, the domain matches case-insensitively
+  // query is kept, sample downsamples the series, the domain matches case-insensitively
   const r = await t.call('POST', '/api/svc/epi', { gamma: 0.1, inputs: { beta: 0.2, gamma: 0.5 }, ...common, domain: 'epidemiology' }, key);
   assert.equal(r.status, 200, r.text);
   assert.equal(r.body.value, 2, 'beta from inputs, gamma from the top level');
   assert.deepEqual(r.body.svcState.operators, ['KO42', 'CELL_GROWTH', 'XTRA_1']);
-  assert.deepEqual(r.body.consts, { t: 2 });
   assert.equal(r.body.query, 'a label');
+  // consts has no effect on a solver: a 400 naming the key, not an echo in the receipt
+  const c = await t.call('POST', '/api/svc/epi', { consts: { t: 2 } }, key);
+  assert.equal(c.status, 400);
+  assert.equal(c.body.issues[0].path, 'consts.t');
   for (const k of Object.keys(r.body.series)) assert.equal(r.body.series[k].length, 5, k);
   assert.equal(r.body.series.t[4], 365);
   assert.equal(r.body.input.beta, 0.2);

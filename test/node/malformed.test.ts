@@ -11,7 +11,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { testNode, ADMIN_KEY } from '../helpers.ts';
-import { jsonSchemaOf } from '../../src/http/openapi.ts';
+import { jsonSchemaOf } from '../../src/ops/schema.ts';
 import type { Operation } from '../../src/ops/types.ts';
 
 const t = await testNode();
@@ -223,10 +223,15 @@ for (const op of ops) {
       expect4xx(op, 'null body', await t.call(op.method, url(op), 'null', k));
       expect4xx(op, 'text/plain', await t.call(op.method, url(op), 'hello', k, { 'content-type': 'text/plain' }));
       expect4xx(op, 'prototype pollution', await t.call(op.method, url(op), '{"__proto__": {"admin": true}, "constructor": {"prototype": {"x": 1}}}', k), 400);
-      const big = JSON.stringify({ blob: 'x'.repeat(2 * 1024 * 1024) });
-      expect4xx(op, '2 MB body', await t.call(op.method, url(op), big, k), 413, 'PAYLOAD_TOO_LARGE');
-      const bigNested = '{"a":' + '['.repeat(2 * 1024 * 1024 / 2) + ']'.repeat(2 * 1024 * 1024 / 2) + '}';
-      expect4xx(op, '2 MB nested body', await t.call(op.method, url(op), bigNested, k), 413, 'PAYLOAD_TOO_LARGE');
+      // past the operation's own body limit (1 MiB unless it takes files)
+      const over = (op.bodyLimit ?? 1024 * 1024) + 1024 * 1024;
+      const big = JSON.stringify({ blob: 'x'.repeat(over) });
+      expect4xx(op, 'oversize body', await t.call(op.method, url(op), big, k), 413, 'PAYLOAD_TOO_LARGE');
+      const bigNested = '{"a":' + '['.repeat(over / 2) + ']'.repeat(over / 2) + '}';
+      expect4xx(op, 'oversize nested body', await t.call(op.method, url(op), bigNested, k), 413, 'PAYLOAD_TOO_LARGE');
+      // deep nesting within the size limit is refused by the depth limit, not by a stack overflow
+      const deep = '{"a":' + '['.repeat(5000) + ']'.repeat(5000) + '}';
+      expect4xx(op, 'nested 5,000 deep', await t.call(op.method, url(op), deep, k), 400, 'INVALID_INPUT');
     } else {
       // a 2 MB query string
       expect4xx(op, '2 MB query', await t.call(op.method, `${url(op)}?zz=${'x'.repeat(2 * 1024 * 1024)}`, undefined, k));
@@ -247,12 +252,16 @@ for (const op of ops) {
   });
 }
 
-test('unknown routes and methods are 404 error bodies', async () => {
-  for (const [m, p] of [['GET', '/api/nope'], ['POST', '/api/svc/nope'], ['PATCH', '/api/svc/pulse'], ['GET', '/%2e%2e/etc/passwd']] as const) {
+test('unknown routes are 404 error bodies; a known route with another method is 405 with Allow', async () => {
+  for (const [m, p] of [['GET', '/api/nope'], ['POST', '/api/svc/nope'], ['GET', '/%2e%2e/etc/passwd']] as const) {
     const r = await t.call(m, p);
     assert.equal(r.status, 404);
     assert.equal(r.body.code, 'NOT_FOUND');
   }
+  const r = await t.call('PATCH', '/api/svc/pulse');
+  assert.equal(r.status, 405);
+  assert.equal(r.body.code, 'METHOD_NOT_ALLOWED');
+  assert.equal(r.headers.allow, 'GET, HEAD');
 });
 
 test('another machine\'s resources are not found with a foreign machine key', async () => {

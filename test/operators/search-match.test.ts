@@ -2,7 +2,8 @@
 // (deterministic term overlap).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findOperators, tokenize } from '../../src/operators/search.ts';
+import { findOperators } from '../../src/operators/search.ts';
+import { identifierTokens as tokenize } from '../../src/core/text.ts';
 import { matchDomains, textForId } from '../../src/operators/match.ts';
 
 test('search finds operators by name, id, equation and description words', () => {

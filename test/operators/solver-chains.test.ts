@@ -4,7 +4,7 @@
 // The solvers are run directly (pure `run` functions, small grids) so that this stays cheap.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadSolvers } from '../../src/solvers/engine.ts';
+import { loadSolvers } from '../../src/solvers/engine/loader.ts';
 import { evaluateWithUnits, getOperator } from '../../src/operators/catalog.ts';
 import { bindInputs } from '../../src/operators/gate.ts';
 import { PULSE_HZ } from '../../src/core/clock.ts';

@@ -17,7 +17,7 @@
 import fc from 'fast-check';
 import { request as httpRequest } from 'node:http';
 import type { Operation } from '../../src/ops/types.ts';
-import { jsonSchemaOf } from '../../src/http/openapi.ts';
+import { jsonSchemaOf } from '../../src/ops/schema.ts';
 import type { TestNode } from '../helpers.ts';
 
 type Schema = Record<string, any>;
@@ -347,7 +347,7 @@ export async function setUpTenants(t: TestNode): Promise<Tenants> {
 
 /** server-error, hang and cross-tenant fail a run; bad-error-body (an error answer without the
  * DESIGN §9 body) is reported as a note */
-export interface Finding { kind: 'server-error' | 'hang' | 'bad-error-body' | 'cross-tenant'; request: FuzzRequest; status: number; detail: string }
+export interface Finding { kind: 'server-error' | 'hang' | 'bad-error-body' | 'cross-tenant' | 'undeclared'; request: FuzzRequest; status: number; detail: string }
 
 export interface FuzzStats {
   requests: number;
@@ -411,7 +411,34 @@ function safeDecode(s: string): string {
   try { return decodeURIComponent(s); } catch { return s; }
 }
 
-function check(req: FuzzRequest, res: { status: number; text: string; contentType: string }, ten: Tenants): Finding | null {
+/** What the OpenAPI declares an operation answers: statuses (or ranges such as 4XX) → media types. */
+export type Declared = Map<string, Map<string, string[]>>;
+
+/** The responses each operation's OpenAPI entry declares, by operation id. */
+export function declaredResponses(openapi: any): Declared {
+  const out: Declared = new Map();
+  for (const methods of Object.values<any>(openapi.paths ?? {})) {
+    for (const op of Object.values<any>(methods)) {
+      out.set(op.operationId, new Map(Object.entries<any>(op.responses ?? {}).map(([st, r]) => [st, Object.keys(r.content ?? {})])));
+    }
+  }
+  return out;
+}
+
+/** Schemathesis-style conformance: the status is one the OpenAPI declares (exactly or by range), and
+ * the answer's media type is one declared for it. */
+function conformance(req: FuzzRequest, res: { status: number; contentType: string }, declared: Declared): Finding | null {
+  const d = declared.get(req.op);
+  if (!d || res.status === 431) return null; // not published (hidden, admin); 431: Node refuses the URL itself
+  const entry = d.get(String(res.status)) ?? d.get(`${String(res.status)[0]}XX`);
+  if (!entry) return { kind: 'undeclared', request: req, status: res.status, detail: `status ${res.status} is not declared (declared: ${[...d.keys()].join(', ')})` };
+  const media = res.contentType.split(';')[0].trim();
+  if (entry.length && media && !entry.includes(media)) return { kind: 'undeclared', request: req, status: res.status, detail: `media type ${media} is not declared for ${res.status} (declared: ${entry.join(', ')})` };
+  return null;
+}
+
+function check(req: FuzzRequest, res: { status: number; text: string; contentType: string }, ten: Tenants, declared?: Declared): Finding | null {
+  if (declared) { const c = conformance(req, res, declared); if (c) return c; }
   if (res.status >= 500 && !(res.status === 503 && res.text.includes('"UPSTREAM_UNAVAILABLE"'))) {
     return { kind: 'server-error', request: req, status: res.status, detail: res.text.slice(0, 300) };
   }
@@ -456,6 +483,7 @@ export async function fuzzNode(t: TestNode, ten: Tenants, opts: FuzzOptions): Pr
   const arb = fc.constantFrom(...ops.map((o) => o.id)).chain((id) => perOp.get(id)!);
   const stats: FuzzStats = { requests: 0, byStatus: {}, byMutation: {}, operations: ops.length, opsHit: 0, findings: [], notes: [], seconds: 0 };
   const hit = new Set<string>();
+  const declared = declaredResponses((await t.call('GET', '/openapi.json')).body);
   const CHUNK = 100;
   for (let start = 0; start < opts.requests; start += CHUNK) {
     const n = Math.min(CHUNK, opts.requests - start);
@@ -478,7 +506,7 @@ export async function fuzzNode(t: TestNode, ten: Tenants, opts: FuzzOptions): Pr
           continue;
         }
         stats.byStatus[res.status] = (stats.byStatus[res.status] ?? 0) + 1;
-        const f = check(req, res, ten);
+        const f = check(req, res, ten, declared);
         if (f) (f.kind === 'bad-error-body' ? stats.notes : stats.findings).push(f);
       }
     }));

@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { testNode } from '../helpers.ts';
 import { readSse } from './harness.ts';
 import { markDraining } from '../../src/observability/index.ts';
+import { SolverPool, type SolverJobEvent } from '../../src/solvers/engine/pool.ts';
+import { descriptor as action } from '../../src/solvers/action.ts';
 
 function metricValue(text: string, name: string, labels: Record<string, string> = {}): number | null {
   for (const line of text.split('\n')) {
@@ -108,6 +110,34 @@ test('GET /metrics: request rate and latency by operation, solver job times, poo
     assert.equal(metricValue(r2.text, 'svc_http_requests_total', { operation: 'route:/metrics', method: 'GET', status: '200' }), 1);
   } finally {
     await t.close();
+  }
+});
+
+test('the solver pool tells its onJob listeners of each job, and how it ended: ok, refused, cancelled, timeout, error', async () => {
+  const pool = new SolverPool({ timeoutMs: 60_000, threads: 1 });
+  const events: SolverJobEvent[] = [];
+  pool.onJob.push((e) => events.push(e));
+  pool.onJob.push(() => { throw new Error('a broken listener'); }); // never breaks a job
+  const run = (name: string, input: unknown, opts: { signal?: AbortSignal; timeoutMs?: number } = {}) =>
+    pool.run(name, input, { seed: 1, now: 0, ...opts }).then(() => 'ok', (e) => e?.code ?? 'raw');
+  try {
+    assert.equal(await run('protect', { health: 'up' }), 'ok');
+    assert.equal(await run('action', action.input.parse({ system: 'kepler', q0: [0, 0], p0: [1, 0] })), 'INVALID_INPUT');
+    const ac = new AbortController();
+    ac.abort();
+    assert.equal(await run('protect', { health: 'up' }, { signal: ac.signal }), 'INVALID_INPUT');
+    // over a second of work (the worker has loaded the solver already), stopped by a 0.4 s budget
+    assert.equal(await run('action', action.input.parse({ system: 'kepler', order: 8, steps: 2_000_000, dt: 0.0001 }), { timeoutMs: 400 }), 'TIME_BUDGET_EXCEEDED');
+    assert.equal(await run('no-such-solver', {}), 'raw');
+    const settled = events.filter((e) => e.phase === 'settled');
+    assert.equal(events.filter((e) => e.phase === 'submitted').length, 5);
+    assert.deepEqual(settled.map((e) => [e.solver, e.outcome, e.started]), [
+      ['protect', 'ok', true], ['action', 'refused', true], ['protect', 'cancelled', false], ['action', 'timeout', true], ['no-such-solver', 'error', false],
+    ]);
+    const timeout = settled[3];
+    assert.ok(timeout.phase === 'settled' && timeout.seconds >= 0.4 && timeout.seconds < 10, `timeout after ${JSON.stringify(timeout)}`);
+  } finally {
+    await pool.close();
   }
 });
 

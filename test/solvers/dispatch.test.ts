@@ -3,8 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  buildIndex, classify, chooseSolver, loadDescriptors, mapInputs, numbersInQuery, terms, stem, REFUSE_BELOW,
-} from '../../src/solvers/dispatch.ts';
+  buildIndex, classify, chooseSolver, loadDescriptors, mapInputs, numbersInQuery, terms, REFUSE_BELOW,
+} from '../../src/ops/dispatch.ts';
+import { stem } from '../../src/core/text.ts';
 import { SvcError } from '../../src/core/errors.ts';
 
 // Requests written the way users ask, not copied from the descriptors' examples. Rows whose
@@ -78,6 +79,10 @@ const TABLE: [string, string][] = [
   ['foxes and rabbits predator prey cycles', 'lotka'],
   ['lotka volterra population oscillations of wolves and deer', 'lotka'],
   ['how do predator and prey populations evolve over time', 'lotka'],
+  // ode
+  ['integrate my own coupled differential equations for two species with parameters a and b', 'ode'],
+  ['stiff initial value problem, solve with an implicit BDF method', 'ode'],
+  ['solve_ivp style integration of three coupled rate equations with a zero-crossing event', 'ode'],
   // multibody
   ['gravitational n-body simulation of three stars', 'multibody'],
   ['orbits of several planets interacting through gravity', 'multibody'],
@@ -216,6 +221,8 @@ const HELD_OUT: [string, string][] = [
   ['predator prey model with rabbits and foxes', 'lotka'],
   ['Lotka-Volterra conserved quantity', 'lotka'],
   ['three body problem with gravity', 'multibody'],
+  ['numerically solve my ODE system y1\' = -0.04 y1 + 1e4 y2 y3 with Radau', 'ode'],
+  ['initial value problem for a stiff Van der Pol oscillator', 'ode'],
   ['simulate planets orbiting a star with n-body', 'multibody'],
   ['service health guard, status 503 and liveness 0.2', 'protect'],
   ['is my endpoint degraded? guard state for liveness 0.4', 'protect'],

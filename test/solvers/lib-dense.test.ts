@@ -2,8 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   cholesky, choleskySolve, matVec, householderTridiagonal, symmetricEigenvalues, jacobiEigenvalues,
-  generalizedSmallestEigenvalues, solveTridiagonal,
+  generalizedSmallestEigenvalues,
 } from '../../src/solvers/lib/dense.ts';
+import { solveTridiagonal } from '../../src/solvers/lib/tridiag.ts';
 import { createRng } from '../../src/solvers/lib/rng.ts';
 
 function randomSymmetric(n: number, seed: number): Float64Array {

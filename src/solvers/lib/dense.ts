@@ -11,17 +11,32 @@
 // - Generalized symmetric-definite problem K·v = λ·G·v with K positive definite, reduced to the
 //   standard problem C·y = μ·y with C = L⁻¹·G·L⁻ᵀ, μ = 1/λ (Golub & Van Loan §8.7.2). The smallest
 //   positive λ is the reciprocal of the largest μ.
-// - The Thomas algorithm for tridiagonal systems is re-exported from tridiag.ts under this
-//   module's historical signature.
 import { tridiagonalEigenvalues } from './sturm.ts';
-import { solveTridiagonal as thomas } from './tridiag.ts';
 
-/** Cholesky factor (lower, row-major) of an SPD matrix, or null when a pivot is not positive. */
-export function cholesky(a: Float64Array, n: number): Float64Array | null {
+/** Cholesky factor (lower, row-major) of an SPD matrix, or null when a pivot is not positive.
+ * With `semidefiniteTol`, a positive semidefinite matrix is accepted: a pivot below
+ * `semidefiniteTol·max|a|` counts as zero (its column of L stays zero, and the rest of that column
+ * must vanish too), and only a clearly negative pivot gives null. This is the project's one
+ * Cholesky (src/solvers/lib/smallmat.ts adapts it to its matrix type). */
+export function cholesky(a: Float64Array, n: number, opts: { semidefiniteTol?: number } = {}): Float64Array | null {
   const l = new Float64Array(n * n);
+  const psd = opts.semidefiniteTol !== undefined;
+  let scale = 0;
+  if (psd) for (let k = 0; k < n * n; k++) scale = Math.max(scale, Math.abs(a[k]));
+  const eps = psd ? opts.semidefiniteTol! * Math.max(scale, Number.MIN_VALUE) : 0;
   for (let j = 0; j < n; j++) {
     let s = a[j * n + j];
     for (let k = 0; k < j; k++) s -= l[j * n + k] * l[j * n + k];
+    if (psd && s <= eps) {
+      if (s < -eps) return null;
+      // a semidefinite direction: the rest of this column must vanish too
+      for (let i = j + 1; i < n; i++) {
+        let t = a[i * n + j];
+        for (let k = 0; k < j; k++) t -= l[i * n + k] * l[j * n + k];
+        if (Math.abs(t) > Math.sqrt(eps) * Math.sqrt(Math.max(scale, Number.MIN_VALUE))) return null;
+      }
+      continue;
+    }
     if (!(s > 0)) return null;
     const ljj = Math.sqrt(s);
     l[j * n + j] = ljj;
@@ -217,16 +232,4 @@ export function generalizedSmallestEigenvalues(k: Float64Array, g: Float64Array,
   const out: number[] = [];
   for (let i = want - 1; i >= 0; i--) if (mus[i] > 0) out.push(1 / mus[i]);
   return Float64Array.from(out);
-}
-
-/**
- * Thomas algorithm: solves the tridiagonal system with sub-diagonal a (a[0] unused), diagonal b
- * and super-diagonal c (c[n−1] unused), writing the solution into x; work array w has length n.
- * The elimination itself lives once, in lib/tridiag.ts (a zero pivot is a RangeError there).
- */
-export function solveTridiagonal(
-  a: Float64Array, b: Float64Array, c: Float64Array, rhs: Float64Array, x: Float64Array,
-  w: Float64Array = new Float64Array(b.length),
-): void {
-  thomas(a, b, c, rhs, x, w);
 }

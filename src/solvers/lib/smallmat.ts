@@ -5,6 +5,8 @@
 // rho(A) = lim ||A^k||^(1/k)). Every operation takes an optional `out` so hot loops can reuse
 // storage; `out` must not alias an input of mul().
 
+import { cholesky as denseCholesky } from './dense.ts';
+
 export interface Mat {
   rows: number;
   cols: number;
@@ -202,38 +204,15 @@ export function inverse(a: Mat): Mat | null {
 }
 
 /**
- * Lower-triangular L with L L^T = a for a symmetric positive semidefinite a. A pivot below
- * `tol * max|a|` is treated as zero (its column of L is zeroed), so semidefinite matrices are
- * accepted; a clearly negative pivot means a is not PSD and gives null.
+ * Lower-triangular L with L L^T = a for a symmetric positive semidefinite a (the Cholesky of
+ * lib/dense.ts in its semidefinite mode). A pivot below `tol * max|a|` is treated as zero (its
+ * column of L is zeroed); a clearly negative pivot means a is not PSD and gives null.
  */
 export function cholesky(a: Mat, tol = 1e-12): Mat | null {
   const n = a.rows;
   if (a.cols !== n) throw new RangeError('cholesky of a non-square matrix');
-  const L = zeros(n, n);
-  const A = a.data, D = L.data;
-  const eps = tol * Math.max(maxAbs(a), Number.MIN_VALUE);
-  for (let j = 0; j < n; j++) {
-    let d = A[j * n + j];
-    for (let k = 0; k < j; k++) d -= D[j * n + k] * D[j * n + k];
-    if (d < -eps) return null;
-    if (d <= eps) {
-      // semidefinite direction: the rest of this column must vanish too
-      for (let i = j + 1; i < n; i++) {
-        let s = A[i * n + j];
-        for (let k = 0; k < j; k++) s -= D[i * n + k] * D[j * n + k];
-        if (Math.abs(s) > Math.sqrt(eps) * Math.sqrt(Math.max(maxAbs(a), Number.MIN_VALUE))) return null;
-      }
-      continue;
-    }
-    const ljj = Math.sqrt(d);
-    D[j * n + j] = ljj;
-    for (let i = j + 1; i < n; i++) {
-      let s = A[i * n + j];
-      for (let k = 0; k < j; k++) s -= D[i * n + k] * D[j * n + k];
-      D[i * n + j] = s / ljj;
-    }
-  }
-  return L;
+  const l = denseCholesky(a.data, n, { semidefiniteTol: tol });
+  return l ? { rows: n, cols: n, data: l } : null;
 }
 
 /** True when a is symmetric and strictly positive definite (every Cholesky pivot clearly positive). */

@@ -18,11 +18,11 @@ export interface WorkerTask {
 export default async function runTask(task: WorkerTask) {
   let mod = modules.get(task.name);
   if (!mod) {
-    mod = await import(new URL(`./${task.name}.ts`, import.meta.url).href);
+    mod = await import(new URL(`../${task.name}.ts`, import.meta.url).href);
     modules.set(task.name, mod);
   }
   // tells the pool the job is running (see SolverPool.run); progress fractions follow on the port
-  if (task.started) Atomics.store(task.started, 0, 1);
+  if (task.started) { Atomics.store(task.started, 0, 1); Atomics.notify(task.started, 0); }
   let last = 0;
   const progress = (fraction: number) => {
     if (!task.port) return;

@@ -1,145 +1,26 @@
-// The solver engine (DESIGN §10): discovers solver modules, derives one sealed operation per
-// solver (POST /api/svc/<name>, tool svc_<name>), runs solvers in a piscina worker pool so the
-// event loop never runs numerics, enforces the time budget, and seals the result (v2: value
-// and unit are signed).
-import { readdirSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { MessageChannel } from 'node:worker_threads';
-import { Piscina } from 'piscina';
+// The sealed solver operations (DESIGN §10): one operation per solver (POST /api/svc/<name>, tool
+// svc_<name>), derived from the solver's descriptor. A call validates the body (the solver's own
+// fields plus the common ones), checks the machine's tokens, runs the solver in the pool
+// (src/solvers/engine/pool.ts), refuses what must not be sealed, and seals the result (v2:
+// value and unit are signed).
 import { z } from 'zod';
-import type { App } from '../app.ts';
-import type { Operation, OpContext } from '../ops/types.ts';
-import type { SolverDescriptor, SolverOutput } from './types.ts';
+import type { App, Operation, OpContext } from './types.ts';
+import type { SolverOutput } from '../solvers/types.ts';
 import { SvcError } from '../core/errors.ts';
 import { canonicalJson } from '../core/canonical.ts';
 import { sha256Hex } from '../core/ids.ts';
-import { parseInput } from '../ops/validate.ts';
+import { parseInput } from './validate.ts';
+import { folderField, shapeOf, toJsonSchema } from './schema.ts';
+import { loadSolvers, solverRun, type LoadedSolver } from '../solvers/engine/loader.ts';
 import { assertMachineCaller } from '../services/identity.ts';
-import { tokensLeft, type SealJob } from '../services/sealer.ts';
-
-const HERE = dirname(fileURLToPath(import.meta.url));
-const NOT_SOLVERS = new Set(['types.ts', 'engine.ts', 'worker.ts', 'dispatch.ts']);
-
-export interface LoadedSolver {
-  descriptor: SolverDescriptor;
-  /** the solver's body has its own `operators`/`inputs` (closedform, protect): no common fields */
-  noCommonFields: boolean;
-  file: string;
-}
-
-let loaded: Promise<LoadedSolver[]> | null = null;
-
-/** Every module in src/solvers/ exporting `descriptor` and `run`. */
-export function loadSolvers(): Promise<LoadedSolver[]> {
-  loaded ??= (async () => {
-    const out: LoadedSolver[] = [];
-    const files = readdirSync(HERE).filter((f) => f.endsWith('.ts') && !NOT_SOLVERS.has(f)).sort();
-    for (const f of files) {
-      let mod: any;
-      try {
-        mod = await import(pathToFileURL(join(HERE, f)).href);
-      } catch (e) {
-        // A module that does not load is reported and left out; test/engine.test.ts fails on it.
-        process.emitWarning(`solver module ${f} failed to load: ${(e as Error).message}`);
-        continue;
-      }
-      if (mod.descriptor && typeof mod.run === 'function') {
-        if (mod.descriptor.name + '.ts' !== f) throw new Error(`solver ${f} declares name ${mod.descriptor.name}`);
-        out.push({ descriptor: mod.descriptor, noCommonFields: !!mod.noCommonFields, file: f });
-      }
-    }
-    return out;
-  })();
-  return loaded;
-}
-
-export const SOLVER_FILES = () => readdirSync(HERE).filter((f) => f.endsWith('.ts') && !NOT_SOLVERS.has(f)).sort();
-
-export class SolverPool {
-  private piscina: Piscina | null = null;
-  /** worker threads terminated under a running job (time budget, cancellation) */
-  private stopped = 0;
-  /** jobs that were given a progress channel (only callers that listen for progress) */
-  private progressChannels = 0;
-  readonly timeoutMs: number;
-  readonly threads: number;
-
-  constructor(opts: { timeoutMs: number; threads?: number }) {
-    this.timeoutMs = opts.timeoutMs;
-    this.threads = opts.threads ?? Math.max(1, availableParallelism());
-  }
-
-  private get pool(): Piscina {
-    this.piscina ??= new Piscina({
-      filename: new URL('./worker.ts', import.meta.url).href,
-      minThreads: 1,
-      maxThreads: this.threads,
-      idleTimeout: 30_000,
-    });
-    return this.piscina;
-  }
-
-  get stats() {
-    const p = this.piscina;
-    return {
-      threads: p?.threads.length ?? 0, queueSize: p?.queueSize ?? 0, completed: p?.completed ?? 0, utilization: p?.utilization ?? 0,
-      stoppedJobs: this.stopped, progressChannels: this.progressChannels,
-    };
-  }
-
-  /** Runs a solver in the pool. Rejects with TIME_BUDGET_EXCEEDED past the budget; aborting
-   * `signal` (client gone) cancels the job and terminates its worker. */
-  async run(name: string, input: unknown, opts: { seed: number; now: number; signal?: AbortSignal; progress?: (f: number) => void; timeoutMs?: number }): Promise<SolverOutput> {
-    // the time budget: a timer cleared when the job ends (AbortSignal.timeout would stay armed,
-    // holding its closure, until the budget ran out even for a job that took a millisecond)
-    const budgetCtl = new AbortController();
-    const budget = budgetCtl.signal;
-    const budgetTimer = setTimeout(() => budgetCtl.abort(), opts.timeoutMs ?? this.timeoutMs);
-    budgetTimer.unref();
-    const signal = opts.signal ? AbortSignal.any([opts.signal, budget]) : budget;
-    // The worker raises a shared flag when it starts the job. Piscina answers an abort of a
-    // running job by terminating the worker thread (a queued job is only dequeued); those stops
-    // are counted in `stats.stoppedJobs`, so a test can tell the numerics stopped. Progress comes
-    // over a MessageChannel made only when someone listens: a port transferred to a worker costs
-    // ~2.8 KB of native memory that is never given back (measured: RSS grew by 2.4 GB over 800k
-    // pooled jobs with a port each, and stayed flat without one; docs/benchmarks.md).
-    const started = new Int32Array(new SharedArrayBuffer(4));
-    const ch = opts.progress ? new MessageChannel() : null;
-    if (ch) this.progressChannels++;
-    const local: any = ch?.port1;
-    local?.on('message', (m: unknown) => { if (typeof m === 'number') opts.progress?.(m); });
-    const onAbort = () => { if (Atomics.load(started, 0) === 1) this.stopped++; };
-    signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      const task = { name, input, seed: opts.seed, now: opts.now, started, ...(ch ? { port: ch.port2 } : {}) };
-      const res: any = await this.pool.run(task, ch ? { signal, transferList: [ch.port2 as any] } : { signal });
-      if (!res.ok) throw new SvcError(res.refusal.code, res.refusal.message, { details: res.refusal.details });
-      return res.output as SolverOutput;
-    } catch (e: any) {
-      if (e instanceof SvcError) throw e;
-      if (budget.aborted) throw new SvcError('TIME_BUDGET_EXCEEDED', `the solver ran past its time budget of ${opts.timeoutMs ?? this.timeoutMs} ms and was stopped`);
-      if (opts.signal?.aborted) throw new SvcError('INVALID_INPUT', 'the request was cancelled');
-      throw e;
-    } finally {
-      clearTimeout(budgetTimer);
-      signal.removeEventListener('abort', onAbort);
-      local?.close();
-    }
-  }
-
-  async close(): Promise<void> {
-    if (this.piscina) await this.piscina.destroy();
-    this.piscina = null;
-  }
-}
+import type { SealJob } from '../services/seal-batch.ts';
 
 const finiteNumber = z.number().finite();
 /** the request fields every solver takes besides its own (DESIGN §10) */
-export const COMMON_KEYS = ['operators', 'inputs', 'consts', 'domain', 'query', 'sample'];
-const FOLDER_RE = /^[A-Za-z0-9._-]{1,64}$/;
-export const folderField = z.string().regex(FOLDER_RE, 'folder: 1-64 characters of A-Z a-z 0-9 . _ -').optional();
+export const COMMON_KEYS = ['operators', 'inputs', 'consts', 'domain', 'query', 'sample', 'acceptOutOfBound'];
+
+const acceptOutOfBoundField = () => z.boolean().optional()
+  .describe('seal a result whose precision check fails (precision.withinBound false) instead of refusing it with 422 PRECISION_REFUSED');
 
 function commonFields() {
   return {
@@ -151,13 +32,17 @@ function commonFields() {
     domain: z.string().max(120).optional().describe("domain label; must match the solver's domain if given"),
     query: z.string().max(2000).optional().describe('natural-language description, kept in the receipt'),
     folder: folderField.describe('folder the receipt is filed in (default "default")'),
-    sample: z.number().int().min(2).max(2000).optional().describe('downsample series to this many points'),
+    sample: z.number().int().min(2).max(2000).optional().describe('downsample series to this many points (only for results that have series)'),
+    acceptOutOfBound: acceptOutOfBoundField(),
   };
 }
 
-export function shapeOf(schema: unknown): Record<string, z.ZodType> {
-  const s: any = schema;
-  return s.shape ?? s._zod?.def?.shape ?? {};
+
+/** A solver whose body has its own `operators`/`inputs` (closedform, protect) takes `folder` and
+ * `acceptOutOfBound` besides its own fields. */
+function ownWithFolder(own: any): z.ZodType {
+  const shape = shapeOf(own);
+  return own.extend({ ...('folder' in shape ? {} : { folder: folderField }), acceptOutOfBound: acceptOutOfBoundField() });
 }
 
 /** The op schema of a solver: its own fields plus the common fields, with `inputs` merged
@@ -166,9 +51,7 @@ export function shapeOf(schema: unknown): Record<string, z.ZodType> {
 export function solverInputSchema(ls: LoadedSolver): z.ZodType {
   const own = ls.descriptor.input as any;
   const ownShape = shapeOf(own);
-  if (ls.noCommonFields) {
-    return 'folder' in ownShape ? own : own.extend({ folder: folderField });
-  }
+  if (ls.noCommonFields) return ownWithFolder(own);
   const common = commonFields();
   const extended = own.extend(Object.fromEntries(Object.entries(common).filter(([k]) => !(k in ownShape))));
   const accepted = Object.keys(ownShape);
@@ -230,6 +113,7 @@ interface PreparedSolverInput {
   query?: string;
   folder?: string;
   sample?: number;
+  acceptOutOfBound?: boolean;
   seed: number;
 }
 
@@ -243,20 +127,28 @@ function prepareSolverInput(ls: LoadedSolver, input: Record<string, any>): Prepa
   const ownShape = shapeOf(d.input);
   let own: Record<string, any>;
   let extraOps: string[] | undefined, consts: Record<string, number> | undefined, domain: string | undefined;
-  let query: string | undefined, folder: string | undefined, sample: number | undefined;
+  let query: string | undefined, folder: string | undefined, sample: number | undefined, acceptOutOfBound: boolean | undefined;
   if (ls.noCommonFields) {
-    ({ folder, ...own } = input);
+    ({ folder, acceptOutOfBound, ...own } = input);
   } else {
-    const { operators: o, inputs: _inputs, consts: c, domain: dm, query: qy, folder: f, sample: sm, ...rest } = input;
-    extraOps = o; consts = c; domain = dm; query = qy; folder = f; sample = sm;
+    const { operators: o, inputs: _inputs, consts: c, domain: dm, query: qy, folder: f, sample: sm, acceptOutOfBound: ab, ...rest } = input;
+    extraOps = o; consts = c; domain = dm; query = qy; folder = f; sample = sm; acceptOutOfBound = ab;
     own = rest;
     for (const k of COMMON_KEYS) if (k in ownShape && input[k] !== undefined) own[k] = input[k];
   }
   if (domain !== undefined && domain.trim().toLowerCase() !== d.domain.toLowerCase()) {
     throw new SvcError('INVALID_INPUT', `domain '${domain}' does not match this solver's domain '${d.domain}'`, { issues: [{ path: 'domain', message: `must be '${d.domain}'` }] });
   }
+  // solvers take no constants: consts belongs to the operator catalog (svc_compute, svc_unified),
+  // and a key here would be echoed in the receipt without any effect (DESIGN §9)
+  const constKeys = Object.keys(consts ?? {});
+  if (constKeys.length) {
+    throw new SvcError('INVALID_INPUT', `consts.${constKeys[0]}: the ${d.name} solver has no constants to override (consts applies to svc_compute and svc_unified); nothing would use it`, {
+      issues: constKeys.map((k) => ({ path: `consts.${k}`, message: 'has no effect on this solver' })),
+    });
+  }
   const seed = typeof own.seed === 'number' ? own.seed >>> 0 : derivedSeed(own);
-  return { own, extraOps, consts, query, folder, sample, seed };
+  return { own, extraOps, consts, query, folder, sample, acceptOutOfBound, seed };
 }
 
 /** The seal job of a solver output (the response body, operator chain, value and unit), refusing
@@ -269,6 +161,16 @@ function buildSolverJob(ls: LoadedSolver, p: PreparedSolverInput, output: Solver
       details: { value: null, ...(output.stability ? { stability: output.stability } : {}) },
     });
   }
+  // a result that fails its own check is refused, not sealed, unless the caller asked for it
+  if (!output.precision.withinBound && !p.acceptOutOfBound) {
+    const pr = output.precision;
+    throw new SvcError('PRECISION_REFUSED', `the ${d.name} result failed its own check: error ${fmtPct(pr.errorPct)} against a bound of ${fmtPct(pr.boundPct)} (${pr.reference}); nothing was sealed or charged. Send acceptOutOfBound: true to have it sealed with withinBound: false`, {
+      details: { errorPct: pr.errorPct, boundPct: pr.boundPct, reference: pr.reference, ...(pr.referenceValue !== undefined ? { referenceValue: pr.referenceValue } : {}), ...(pr.certificate ? { certificate: pr.certificate } : {}), value: output.value },
+    });
+  }
+  if (p.sample !== undefined && !output.series && !('sample' in shapeOf(d.input))) {
+    throw new SvcError('INVALID_INPUT', `sample: this ${d.name} result has no series to downsample`, { issues: [{ path: 'sample', message: 'has no effect: the result has no series' }] });
+  }
   const chain = [...d.operators];
   for (const op of p.extraOps ?? []) if (!chain.includes(op)) chain.push(op);
   const body: Record<string, unknown> = { result: extraResult ? { ...output.result, ...extraResult } : output.result };
@@ -280,8 +182,11 @@ function buildSolverJob(ls: LoadedSolver, p: PreparedSolverInput, output: Solver
   body.input = p.own;
   if (p.consts) body.consts = p.consts;
   if (p.query) body.query = p.query;
+  if (p.acceptOutOfBound) body.acceptOutOfBound = true;
   return { solver: d.name, domain: d.domain, method: output.method ?? d.method, operators: chain, version: 2, value: output.value, unit: d.unit, body };
 }
+
+const fmtPct = (x: number) => `${Number.isFinite(x) ? Number(x.toPrecision(3)) : x} %`;
 
 /** Runs a solver on an already validated input for instant `now` and builds its seal job (the
  * response body, operator chain, value and unit), refusing non-finite output. Shared by the
@@ -297,9 +202,6 @@ export async function computeSolverJob(app: App, ls: LoadedSolver, input: Record
 /** Runs a solver on an already validated input and seals the result at the instant it started. */
 async function runAndSeal(ctx: OpContext, ls: LoadedSolver, input: Record<string, any>, extraResult?: Record<string, unknown>): Promise<Record<string, unknown>> {
   const { zid, keyPrefix } = assertMachineCaller(ctx.caller);
-  // refuse early when this machine is surely out of tokens (the seal transaction decides)
-  const left = ctx.app.sealer.tokensHint(zid) ?? await tokensLeft(ctx.app.db, zid, ctx.app.config.tokensPerDay, ctx.app.clock.now());
-  if (left < 1) throw new SvcError('QUOTA_EXCEEDED', 'no compute tokens left today', { details: { tokens: { cost: 1, remaining: left } }, headers: { 'Retry-After': '3600' } });
   const now = ctx.app.clock.now();
   const name = ls.descriptor.name;
   const { job, folder } = await computeSolverJob(ctx.app, ls, input, {
@@ -326,6 +228,7 @@ export async function solverOperations(_app: App): Promise<Operation[]> {
       summary: d.summary,
       description: `${d.domain}: ${d.methodDescription}. Operator chain ${d.operators.join(', ')}; unit ${d.unit}. Returns a v2 sealed receipt.`,
       tag: 'solvers',
+      ...(d.bodyLimit ? { bodyLimit: d.bodyLimit } : {}),
       handler: (input, ctx) => runAndSeal(ctx, ls, input as Record<string, any>),
     };
     solversByName.set(d.name, { ls, op });
@@ -355,12 +258,12 @@ export async function runUnsealed(name: string, body: unknown): Promise<Record<s
   if (!ls) throw new SvcError('NOT_FOUND', `no solver named '${name}'; solvers: ${solvers.map((s) => s.descriptor.name).join(', ')}`);
   const input = parseInput(solverInputSchema(ls), body) as Record<string, any>;
   const p = prepareSolverInput(ls, input);
-  const mod = await import(pathToFileURL(join(HERE, ls.file)).href);
+  const run = await solverRun(ls);
   let output: SolverOutput;
   try {
-    output = mod.run(p.own, { seed: p.seed, now: Date.now() / 1000, progress() {} });
+    output = run(p.own, { seed: p.seed, now: Date.now() / 1000, progress() {} });
   } catch (e: any) {
-    // the same mapping as the worker (worker.ts): refusals keep their code, anything else is UNSTABLE
+    // the same mapping as the worker (src/solvers/engine/worker.ts): refusals keep their code, anything else is UNSTABLE
     if (e instanceof SvcError) throw new SvcError(e.code, e.message, { details: e.details });
     throw new SvcError('UNSTABLE', `the ${name} solver could not compute this input: ${e?.message ?? String(e)}`, { details: { value: null } });
   }
@@ -379,13 +282,7 @@ export function solverJsonSchema(ls: LoadedSolver): Record<string, unknown> {
   const own = ls.descriptor.input as any;
   const ownShape = shapeOf(own);
   const schema = ls.noCommonFields
-    ? ('folder' in ownShape ? own : own.extend({ folder: folderField }))
+    ? ownWithFolder(own)
     : own.extend(Object.fromEntries(Object.entries(commonFields()).filter(([k]) => !(k in ownShape))));
   return toJsonSchema(schema);
-}
-
-export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const js = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  delete js.$schema;
-  return js;
 }

@@ -1,15 +1,24 @@
-// Bearer resolution and access classes (DESIGN §5, spec "Authentication").
+// The one way an operation is invoked, for HTTP and MCP alike (DESIGN §4, §9): the faces resolve
+// the bearer to a caller once per request (`bearerOf`, `resolveCaller`), then `invoke` authorises
+// the caller for the operation, parses its input, pre-checks the machine's tokens for operations
+// with a fixed cost, builds the operation context and runs the handler. Whatever the handler
+// throws leaves here as a SvcError: a bug (any other exception) is `INTERNAL`, whose message is
+// never the exception's own.
+//
+// Access classes (spec "Authentication"):
 //   public: anyone; a credential, if sent, must be valid (it identifies the caller)
 //   key:    a machine key (svc_ak_…); a demo key only where the operation allows it
 //   user:   a machine key, or an OAuth access token of the machine carrying the op's scope
 //   admin:  the SVC_ADMIN_KEY bearer; with no admin key configured, admin routes refuse everyone
 import { timingSafeEqual } from 'node:crypto';
-import type { App } from '../app.ts';
-import type { Caller, Operation } from '../ops/types.ts';
-import { SvcError } from '../core/errors.ts';
-import { resolveApiKey, KEY_PREFIX } from '../services/identity.ts';
+import type { App, Operation, OpContext } from './types.ts';
+import type { Caller } from '../core/caller.ts';
+import { SvcError, isSvcError } from '../core/errors.ts';
 import { sha256Hex } from '../core/ids.ts';
+import { resolveApiKey, KEY_PREFIX } from '../services/identity.ts';
+import { parseInput } from './validate.ts';
 
+/** The bearer of an Authorization header value (null when there is none). */
 export function bearerOf(header: string | string[] | undefined): string | null {
   if (header === undefined) return null;
   const h = Array.isArray(header) ? header[0] : header;
@@ -26,6 +35,7 @@ function isAdminKey(app: App, token: string): boolean {
   return timingSafeEqual(a, b);
 }
 
+/** The caller a bearer stands for; a bearer that is sent but unknown, expired or revoked is 401. */
 export async function resolveCaller(app: App, token: string | null): Promise<Caller | null> {
   if (token === null) return null;
   if (isAdminKey(app, token)) return { kind: 'admin', zid: null, keyPrefix: 'svc_admin', keyHash: sha256Hex(token) };
@@ -41,6 +51,7 @@ export async function resolveCaller(app: App, token: string | null): Promise<Cal
   throw new SvcError('UNAUTHORIZED', 'unknown, expired or revoked credential');
 }
 
+/** Throws unless `caller` may call `op`. */
 export function authorize(op: Operation, caller: Caller | null): void {
   switch (op.access) {
     case 'public':
@@ -63,5 +74,35 @@ export function authorize(op: Operation, caller: Caller | null): void {
       if (caller.kind === 'admin') throw new SvcError('FORBIDDEN', 'the admin key is not a machine key');
       return;
     }
+  }
+}
+
+/** Everything of an operation context but the app: what the face knows about the request. */
+export type InvokeBase = Omit<OpContext, 'app'>;
+
+/** Any exception as the project's one error type. A PostgreSQL data exception (SQLSTATE class 22:
+ * a NUL byte in text, a value out of range for its column) is bad input that reached the store;
+ * anything else that is not a SvcError is a bug: `INTERNAL`, with the exception kept as `cause`
+ * for the log and never shown to the caller. */
+export function asSvcError(e: unknown): SvcError {
+  if (isSvcError(e)) return e;
+  const code = (e as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code)) {
+    return new SvcError('INVALID_INPUT', 'invalid input: a value cannot be stored as given (control characters such as NUL are not allowed)');
+  }
+  return new SvcError('INTERNAL', 'internal error', { cause: e });
+}
+
+/** Authorises, parses, pre-checks tokens, and runs `op` for the caller in `base`. */
+export async function invoke(app: App, op: Operation, raw: unknown, base: InvokeBase): Promise<unknown> {
+  try {
+    authorize(op, base.caller);
+    const input = parseInput(op.input, raw ?? {});
+    // an operation with a fixed cost is refused early when the machine surely cannot pay it (the
+    // seal transaction decides); operations whose cost depends on the input check their own
+    if (typeof op.cost === 'number' && op.cost > 0 && op.precheckTokens !== false && base.caller?.zid) await app.sealer.assertTokens(base.caller.zid, op.cost);
+    return await op.handler(input, { app, ...base });
+  } catch (e) {
+    throw asSvcError(e);
   }
 }

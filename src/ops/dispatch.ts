@@ -16,10 +16,10 @@
 // dispatched at random.
 // Input mapping: numeric `inputs` (and `key=value` pairs written in the query) are kept only for
 // keys the chosen solver's schema accepts, matched exactly or, failing that, case-insensitively.
-import { readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { SolverDescriptor } from './types.ts';
+import type { SolverDescriptor } from '../solvers/types.ts';
+import { Bm25Index, STOP_WORDS, stem, termCounts, words } from '../core/text.ts';
+
+import { loadSolvers } from '../solvers/engine/loader.ts';
 import { SvcError } from '../core/errors.ts';
 
 const K1 = 1.2;
@@ -33,46 +33,19 @@ export const AMBIGUOUS_MARGIN = 0.1;
 /** solvers the dispatcher never picks */
 const NEVER = new Set(['auto']);
 
-const STOP = new Set(('a an the and or of to in on at for with by from as is are was were be been being it its this that these ' +
-  'those i me my we our you your he she they them their what which who whom how why when where can could would should will shall ' +
-  'do does did done doing have has had please want need like get give gives giving show find compute calculate calculation ' +
-  'run runs running use using make tell me some any all into about over under than then there here also just very much many ' +
-  'more most less least same each per value values result results number numbers let lets s t via vs versus my our if so not no ' +
-  'out off again one two three four five six seven eight nine ten simulate simulation model modelling modeling solve ' +
-  'solver solution estimate determine what\'s whats it\'s im i\'m get').split(/\s+/).filter(Boolean));
-
-/** A light suffix stemmer: enough to merge plural/verb forms of the same word. */
-export function stem(w: string): string {
-  if (w.length <= 3) return w;
-  if (w.endsWith('isation')) w = w.slice(0, -7) + 'ization';
-  else if (w.endsWith('ise') && w.length > 5) w = w.slice(0, -3) + 'ize';
-  else if (w.endsWith('ised') && w.length > 6) w = w.slice(0, -4) + 'ized';
-  else if (w.endsWith('ising') && w.length > 7) w = w.slice(0, -5) + 'izing';
-  else if (w.endsWith('iser') && w.length > 6) w = w.slice(0, -4) + 'izer';
-  const rules: [string, string][] = [
-    ['izations', 'ize'], ['ization', 'ize'], ['izing', 'ize'], ['ized', 'ize'], ['izer', 'ize'], ['izes', 'ize'],
-    ['ational', 'ate'], ['ations', 'ate'], ['ation', 'ate'], ['ators', 'ate'], ['ator', 'ate'],
-    ['ically', 'ic'], ['ical', 'ic'], ['ies', 'y'], ['ied', 'y'],
-    ['ness', ''], ['ments', 'ment'], ['ings', ''], ['ing', ''], ['edly', ''], ['ed', ''],
-    ['sses', 'ss'], ['ss', 'ss'], ['us', 'us'], ['is', 'is'], ['xes', 'x'], ['zes', 'z'], ['ches', 'ch'], ['shes', 'sh'], ['es', 'e'], ['s', ''],
-  ];
-  for (const [suf, rep] of rules) {
-    if (w.endsWith(suf) && w.length - suf.length + rep.length >= 3) {
-      const out = w.slice(0, w.length - suf.length) + rep;
-      // undouble a final consonant left by -ing/-ed (running → run)
-      if ((suf === 'ing' || suf === 'ed') && /([^aeiouls])\1$/.test(out)) return out.slice(0, -1);
-      return out;
-    }
-  }
-  return w;
-}
+/** Words of a request that name no problem ("compute", "simulate", "value"): dropped on top of
+ * the function words of the text toolkit. */
+const REQUEST_WORDS = new Set(('doing like give gives giving show find compute calculate calculation run runs running use using tell ' +
+  'about under much many value values result results number numbers s t vs versus again one ' +
+  'two three four five six seven eight nine ten simulate simulation model modelling modeling solve solver ' +
+  'solution estimate determine what\'s whats it\'s im i\'m').split(/\s+/).filter(Boolean));
+const isDropped = (w: string) => STOP_WORDS.has(w) || REQUEST_WORDS.has(w);
 
 /** Terms of a text: stemmed unigrams plus adjacent bigrams (joined by '_'). */
 export function terms(text: string): string[] {
-  const words = text.toLowerCase().replace(/['’]/g, '').split(/[^a-z0-9]+/).filter(Boolean);
   const uni: string[] = [];
-  for (const w of words) {
-    if (STOP.has(w)) { uni.push(''); continue; }
+  for (const w of words(text)) {
+    if (isDropped(w)) { uni.push(''); continue; }
     if (/^[0-9]+$/.test(w)) { uni.push(''); continue; }
     uni.push(stem(w));
   }
@@ -87,10 +60,7 @@ export function terms(text: string): string[] {
 
 export interface DispatchIndex {
   names: string[];
-  tf: Map<string, number>[];
-  lengths: number[];
-  avgLength: number;
-  df: Map<string, number>;
+  bm25: Bm25Index;
 }
 
 const FIELD_WEIGHTS: [keyof SolverDescriptor, number][] = [
@@ -100,25 +70,15 @@ const FIELD_WEIGHTS: [keyof SolverDescriptor, number][] = [
 /** Builds the BM25 index over the descriptors (the dispatcher itself excluded). */
 export function buildIndex(descriptors: SolverDescriptor[]): DispatchIndex {
   const docs = descriptors.filter((d) => !NEVER.has(d.name)).sort((a, b) => a.name.localeCompare(b.name));
-  const tf: Map<string, number>[] = [];
-  const lengths: number[] = [];
-  const df = new Map<string, number>();
-  for (const d of docs) {
+  const tf = docs.map((d) => {
     const m = new Map<string, number>();
-    let len = 0;
     for (const [field, weight] of FIELD_WEIGHTS) {
       const v = d[field];
-      const texts = Array.isArray(v) ? v.map(String) : [String(v ?? '')];
-      for (const text of texts) {
-        for (const t of terms(text)) { m.set(t, (m.get(t) ?? 0) + weight); len += weight; }
-      }
+      for (const text of Array.isArray(v) ? v.map(String) : [String(v ?? '')]) termCounts(terms(text), weight, m);
     }
-    tf.push(m);
-    lengths.push(len);
-    for (const t of m.keys()) df.set(t, (df.get(t) ?? 0) + 1);
-  }
-  const avgLength = lengths.reduce((s, l) => s + l, 0) / Math.max(1, lengths.length);
-  return { names: docs.map((d) => d.name), tf, lengths, avgLength, df };
+    return m;
+  });
+  return { names: docs.map((d) => d.name), bm25: new Bm25Index(tf, { k1: K1, b: B }) };
 }
 
 export interface Candidate { solver: string; score: number }
@@ -131,25 +91,15 @@ export interface Classification {
 
 /** Scores every solver against the query; ranking is best first, ties broken by name. */
 export function classify(index: DispatchIndex, query: string): Classification {
-  const qTerms = terms(query);
   const N = index.names.length;
-  const counts = new Map<string, number>();
-  for (const t of qTerms) counts.set(t, (counts.get(t) ?? 0) + 1);
   const matched: string[] = [];
   const scores = new Float64Array(N);
-  for (const [t, qtf] of counts) {
-    const df = index.df.get(t) ?? 0;
-    if (df === 0) continue;
+  for (const [t, qtf] of termCounts(terms(query))) {
+    if (index.bm25.docFrequency(t) === 0) continue;
     matched.push(t);
-    const idf = Math.log(1 + (N - df + 0.5) / (df + 0.5));
-    for (let i = 0; i < N; i++) {
-      const f = index.tf[i].get(t) ?? 0;
-      if (!f) continue;
-      const norm = K1 * (1 - B + (B * index.lengths[i]) / index.avgLength);
-      // bigrams count double: a phrase match is stronger evidence than its words apart
-      const phrase = t.includes('_') ? 2 : 1;
-      scores[i] += phrase * idf * ((f * (K1 + 1)) / (f + norm)) * Math.min(qtf, 3);
-    }
+    // bigrams count double: a phrase match is stronger evidence than its words apart
+    const phrase = t.includes('_') ? 2 : 1;
+    for (let i = 0; i < N; i++) scores[i] += phrase * index.bm25.termScore(t, i) * Math.min(qtf, 3);
   }
   const ranking = index.names.map((solver, i) => ({ solver, score: Math.round(scores[i] * 1e6) / 1e6 }))
     .sort((a, b) => b.score - a.score || a.solver.localeCompare(b.solver));
@@ -209,16 +159,7 @@ export function mapInputs(inputs: Record<string, number>, d: SolverDescriptor): 
   return { mapped, dropped };
 }
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const NOT_SOLVERS = new Set(['dispatch.ts', 'engine.ts', 'types.ts', 'worker.ts']);
-
-/** Every solver descriptor in src/solvers/ (modules exporting `descriptor` and `run`). */
+/** Every solver descriptor the engine loads. */
 export async function loadDescriptors(): Promise<SolverDescriptor[]> {
-  const out: SolverDescriptor[] = [];
-  for (const f of readdirSync(HERE).filter((x) => x.endsWith('.ts') && !NOT_SOLVERS.has(x)).sort()) {
-    let mod: any;
-    try { mod = await import(pathToFileURL(join(HERE, f)).href); } catch { continue; }
-    if (mod.descriptor && typeof mod.run === 'function') out.push(mod.descriptor);
-  }
-  return out;
+  return (await loadSolvers()).map((s) => s.descriptor);
 }
