@@ -51,10 +51,13 @@ export const descriptor: SolverDescriptor = {
   methodDescription: 'DPLL with unit propagation on random 3-SAT; CDCL (watched literals, first-UIP learning, EVSIDS, restarts) with a checked model or DRAT proof on a given CNF',
   operators: ['KO42', 'CS81'],
   unit: 'decisions',
+  // an 8 MiB CNF text grows when JSON-escaped (each newline becomes two bytes; a line is at least
+  // 4 bytes, so at most +25 %), plus the other fields
+  bodyLimit: 11 * 1024 * 1024,
   summary: 'Decides a boolean formula in CNF. Give `cnf` (DIMACS text) or `clauses` (signed-integer arrays) and a CDCL solver answers SAT with a model checked against every clause, or UNSAT with a DRAT proof checked by an independent backward checker (proof served as an attachment, its SHA-256 in the result). Without them, generates a random 3-SAT instance (n variables, m = alpha·n clauses) and decides it by DPLL.',
   input: z.strictObject({
-    cnf: z.string().max(CNF_LIMITS.maxTextBytes).optional().describe('the problem as DIMACS CNF text: comment lines `c …`, a header `p cnf <variables> <clauses>`, then the clauses as signed variable numbers each ended by 0 (a SATLIB `%` line ends the formula); up to 8 MiB, 100,000 variables, 1,000,000 clauses. Malformed text is a 400 naming the line (counted from 1, comments included). Not with clauses, n, alpha or m.'),
-    clauses: z.array(z.array(literal)).max(CNF_LIMITS.maxClauses).optional().describe('the problem as clauses, each an array of nonzero signed variable numbers ([[1, -2], [2, 3]] is (x1 ∨ ¬x2) ∧ (x2 ∨ x3)); up to 1,000,000 clauses over variables 1 to 100,000. Not with cnf, n, alpha or m.'),
+    cnf: z.string().max(CNF_LIMITS.maxTextBytes).optional().meta({ examples: ['c unsatisfiable: every assignment of x1, x2 falsifies one clause\np cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n', 'p cnf 3 2\n1 -3 0\n2 3 -1 0\n'] }).describe('the problem as DIMACS CNF text: comment lines `c …`, a header `p cnf <variables> <clauses>`, then the clauses as signed variable numbers each ended by 0 (a SATLIB `%` line ends the formula); up to 8 MiB, 100,000 variables, 1,000,000 clauses. Malformed text is a 400 naming the line (counted from 1, comments included). Not with clauses, n, alpha or m.'),
+    clauses: z.array(z.array(literal)).max(CNF_LIMITS.maxClauses).optional().meta({ examples: [[[1, -2], [2, 3], [-1, -3]]] }).describe('the problem as clauses, each an array of nonzero signed variable numbers ([[1, -2], [2, 3]] is (x1 ∨ ¬x2) ∧ (x2 ∨ x3)); up to 1,000,000 clauses over variables 1 to 100,000. Not with cnf, n, alpha or m.'),
     vars: z.number().int().min(1).max(CNF_LIMITS.maxVars).optional().describe('number of variables for `clauses` (default: the largest variable used; more adds free variables to the model). Only with clauses.'),
     method: z.enum(['cdcl', 'dpll']).optional().describe("'cdcl' (conflict-driven clause learning; default for a given problem) or 'dpll' (default for the built-in random instance)"),
     n: z.number().int().min(3).max(120).optional().describe('built-in random 3-SAT: variables (3 to 120, default 50); not with cnf or clauses'),

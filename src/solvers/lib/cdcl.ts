@@ -583,7 +583,7 @@ export function solveCdcl(nVars: number, lits: Int32Array, opts: CdclOptions = {
   for (let v = 0; v < n; v++) act[v] = rng.next() * 1e-5;
   for (let v = 0; v < n; v++) heapInsert(v);
   {
-    const buf = new Int32Array(n + 1);
+    const buf = new Int32Array(nl + 1); // a tautology may hold both signs of every variable
     const mark = new Int8Array(nl); // 1 when the literal is in the current clause
     let size = 0, taut = false;
     for (let i = 0; i < lits.length && !unsat; i++) {

@@ -54,7 +54,7 @@ export function solveDpll(nVars: number, lits: Int32Array, opts: { seed?: number
       if (!taut) {
         if (cur.length === 0) emptyClause = true;
         else if (cur.length === 1) units.push(cur[0]);
-        else { starts.push(store.length); store.push(cur.length, ...cur); }
+        else { starts.push(store.length); store.push(cur.length); for (const l of cur) store.push(l); }
       }
       cur = []; taut = false;
     }
