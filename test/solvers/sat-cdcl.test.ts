@@ -491,6 +491,20 @@ test('the Glucose restart policy and DPLL give the same verdicts as the default 
   }
 });
 
+test('a proof past its size cap stops being written and is flagged (sat.ts then reports no certificate)', () => {
+  const cnf = cnfFromClauses(pigeonhole(6), 42);
+  const full = solveCdcl(42, cnf.lits, { seed: 1 });
+  assert.equal(full.proofBytes, dratText(full.proof!).length);
+  const capped = solveCdcl(42, cnf.lits, { seed: 1, maxProofBytes: 2000 });
+  assert.equal(capped.status, 'UNSAT');
+  assert.equal(capped.proofTruncated, true);
+  assert.ok(capped.proofBytes <= 2000);
+  assert.equal(checkDrat(42, cnf.lits, dratText(capped.proof!)).ok, false);
+  const d = solveDpll(42, cnf.lits, { maxProofBytes: 100 });
+  assert.equal(d.status, 'UNSAT');
+  assert.equal(d.proofTruncated, true);
+});
+
 test('the same input and seed give the same output (all but the timings stats.solveMs and wallMs); another seed may search differently', () => {
   const strip = (o: any) => ({ ...o, result: { ...o.result, stats: { ...o.result.stats, solveMs: 0, wallMs: 0 } } });
   for (const clauses of [random3Sat(150, 1), random3Sat(150, 2), pigeonhole(6)]) {
