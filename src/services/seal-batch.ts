@@ -55,6 +55,8 @@ export interface SealJob {
   unit?: string;
   /** extra response fields, in order: result, series, precision, stability, clamped, seed, … */
   body?: Record<string, unknown>;
+  /** large certificates kept beside the receipt, not in it (name → text; the body seals their digest) */
+  attachments?: Record<string, string>;
   folder?: string;
   cost: number;
   /** chain entry kind (default 'seal') */
@@ -154,6 +156,7 @@ export async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): P
   const outcomes: (SealedResponse | SvcError)[] = [];
   const receiptRows: unknown[][] = [];
   const sealed: { response: SealedResponse; digest: Buffer; parts: Map<string, string>; row: unknown[] }[] = [];
+  const attachmentRows: unknown[][] = [];
   for (const job of jobs) {
     const m = state.get(job.zid);
     if (!m) { outcomes.push(new SvcError('UNAUTHORIZED', 'the machine of this key no longer exists')); continue; }
@@ -198,6 +201,7 @@ export async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): P
     const digest = createHash('sha256').update(assemble(parts)).digest(); // = receiptDigest(response)
     response.receipt.digest = digest.toString('hex');
     sealed.push({ response, digest, parts, row: [id, job.zid, folder, job.solver, job.version, svcProof, null, entry.seq] });
+    for (const [name, text] of Object.entries(job.attachments ?? {})) attachmentRows.push([id, name, sha256Hex(text), Buffer.byteLength(text), text]);
     outcomes.push(response);
   }
   if (!sealed.length) return outcomes;
@@ -222,6 +226,9 @@ export async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): P
     receiptRows.push(s.row);
   }
   await writeSeals(q, today, state, receiptRows, append);
+  for (const row of attachmentRows) {
+    await q.query('INSERT INTO receipt_attachments (receipt_id, name, sha256, bytes, body) VALUES ($1, $2, $3, $4, $5)', row);
+  }
   return outcomes;
 }
 
