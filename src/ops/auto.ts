@@ -11,6 +11,7 @@ import { loadSolvers } from '../solvers/engine/loader.ts';
 import { runSealedSolver } from './solvers.ts';
 import { folderField } from './schema.ts';
 import { buildIndex, chooseSolver, mapInputs, numbersInQuery, schemaKeys, type DispatchIndex } from './dispatch.ts';
+import { readQuery, refuseRead } from './dispatch-read.ts';
 import type { SolverDescriptor } from '../solvers/types.ts';
 
 let indexPromise: Promise<{ index: DispatchIndex; byName: Map<string, { descriptor: SolverDescriptor; noCommonFields: boolean }> }> | null = null;
@@ -44,11 +45,28 @@ export const operations: Operation[] = [
       const choice = chooseSolver(index, input.query);
       const target = byName.get(choice.solver);
       if (!target) throw new SvcError('NOT_FOUND', `no solver named '${choice.solver}'`);
-      const given = { ...numbersInQuery(input.query), ...(input.inputs ?? {}) };
-      const { mapped, dropped } = mapInputs(given, target.descriptor);
-      const body: Record<string, unknown> = { ...mapped };
+      const d = target.descriptor;
+      // what the text asks of the chosen solver (a 400 for what it names and cannot be mapped)
+      const read = readQuery(input.query, d);
+      // the numeric `inputs` (and key=value pairs, as before) by field name; a different value in
+      // the text for the same field is a conflict, not an override
+      const legacy = mapInputs({ ...numbersInQuery(input.query), ...(input.inputs ?? {}) }, d);
+      const explicit = mapInputs(input.inputs ?? {}, d).mapped;
+      const body: Record<string, unknown> = {};
+      const appliedInputs: Record<string, { value: unknown; from: 'text' | 'inputs'; words?: string }> = {};
+      for (const [k, a] of Object.entries(read.applied)) {
+        body[k] = a.value;
+        appliedInputs[k] = { value: a.value, from: 'text', words: a.words };
+      }
+      for (const [k, v] of Object.entries(explicit)) {
+        if (k in body && !Object.is(body[k], v)) {
+          throw refuseRead('CONFLICTING_VALUES', d.name, `${k} is ${JSON.stringify(body[k])} in the text ('${read.applied[k].words}') and ${v} in inputs`, [read.applied[k].words]);
+        }
+        if (!(k in body)) appliedInputs[k] = { value: v, from: 'inputs' };
+        body[k] = v;
+      }
       if (input.folder !== undefined) body.folder = input.folder;
-      const keys = schemaKeys(target.descriptor);
+      const keys = schemaKeys(d);
       // a required free-text label of the target (svc_solve's `prompt`) is taken from the query
       if (keys.includes('prompt') && body.prompt === undefined) body.prompt = input.query.slice(0, 500);
       if (!target.noCommonFields) body.query = input.query;
@@ -58,8 +76,10 @@ export const operations: Operation[] = [
           solver: choice.solver,
           scores: choice.ranking.slice(0, 5),
           matchedTerms: choice.matchedTerms,
-          mappedInputs: mapped,
-          ...(dropped.length ? { droppedInputs: dropped } : {}),
+          appliedInputs,
+          unusedWords: read.unusedWords,
+          mappedInputs: legacy.mapped,
+          ...(legacy.dropped.length ? { droppedInputs: legacy.dropped } : {}),
         },
       });
     },
