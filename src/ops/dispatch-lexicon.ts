@@ -4,7 +4,6 @@
 // text cannot carry. Kept here, next to the reader, so that a solver module stays free of dispatch
 // concerns; a field added to a solver is read by its name and describe() text without an entry.
 import type { Unit } from './dispatch-units.ts';
-import type { FieldInfo, RefusalReason } from './dispatch-read.ts';
 import type { SvcError } from '../core/errors.ts';
 
 /** A name of a field: a phrase, optionally only with `=`/`:` (strict), also after a measured number
@@ -30,6 +29,22 @@ export interface FieldLex {
   /** setting this field also sets these (SEIR's sigma selects the SEIR model) */
   implies?: Record<string, unknown>;
 }
+
+/** A field of a solver's input as the reader sees it. */
+export interface FieldInfo {
+  name: string;
+  type: 'number' | 'integer' | 'enum' | 'boolean' | 'other';
+  values?: string[];
+  describe: string;
+  default?: unknown;
+  unit?: Unit;
+  percent: boolean;
+  count: boolean;
+  byUnit?: boolean;
+  implies?: Record<string, unknown>;
+}
+
+export type RefusalReason = 'UNMAPPED_QUANTITY' | 'UNSUPPORTED_OPTION' | 'NEEDS_STRUCTURED_INPUT' | 'CONFLICTING_VALUES' | 'UNIT_MISMATCH';
 
 export interface ReadContext {
   text: string;
@@ -59,7 +74,7 @@ export interface SolverLex {
   grid?: string[];
   /** quantities that are not fields but determine them (R0 → beta), read like fields */
   pseudo?: Record<string, { aliases: AliasDef[]; unit?: string; percent?: boolean; describe?: string }>;
-  /** computes fields from the pseudo quantities and flags: field → {value, words} */
+  /** computes fields from the pseudo quantities and flags: field → {value, words} (value undefined: the field is dropped) */
   finish?(set: Record<string, unknown>, pseudo: Record<string, { value: number | boolean; words: string }>, defaults: Record<string, unknown>): Record<string, { value: unknown; words: string }>;
   /** a solver-specific reader run before the generic passes (ODE right-hand sides, objectives) */
   parse?(ctx: ReadContext): void;
@@ -416,6 +431,11 @@ export const LEXICON: Record<string, SolverLex> = {
       status: { aliases: ['status', 'http status', 'status code', 'returning', 'returns', 'http'] },
     },
     options: [['healthy', { health: 'up' }], ['offline', { health: 'down' }], ['outage', { health: 'down' }], ['degraded', { health: 'slow' }], ['sluggish', { health: 'slow' }]],
+    // a word about health ("is my endpoint degraded?") is the question when a measured signal is
+    // given: liveness, then status, decide (the solver reads liveness before health before status)
+    finish(set, _pseudo, _defaults): Record<string, { value: unknown; words: string }> {
+      return set.health !== undefined && set.liveness !== undefined ? { health: { value: undefined, words: '' } } : {};
+    },
     inherent: ['guard', 'pulseguard', 'uptime', 'alarm', 'website', 'site', 'service', 'api', 'endpoint', 'server'],
   },
   quant: {
@@ -485,7 +505,7 @@ export const LEXICON: Record<string, SolverLex> = {
       ['infinite well', { potential: 'box' }], ['infinite square well', { potential: 'box' }], ['particle in a box', { potential: 'box' }],
       ['infinitely high walls', { potential: 'box' }], ['infinite potential well', { potential: 'box' }],
       ['finite well', { potential: 'finite-well' }], ['finite square well', { potential: 'finite-well' }], ['square well', { potential: 'finite-well' }],
-      ['finite potential well', { potential: 'finite-well' }],
+      ['finite potential well', { potential: 'finite-well' }], ['finite square potential well', { potential: 'finite-well' }], ['square potential well', { potential: 'finite-well' }],
       ['ground state', { n: 0 }], ['lowest level', { n: 0 }], ['lowest state', { n: 0 }], ['lowest energy', { n: 0 }],
     ],
     unsupported: [[/\b(?:hydrogen|coulomb|double[\s-]well|morse|delta potential|kronig|anharmonic|step potential|tunnell?ing)\b/, 'svc_schrodinger solves the harmonic, infinite-box and finite-square-well potentials only']],

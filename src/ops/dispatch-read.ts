@@ -36,7 +36,9 @@ import { stem } from '../core/text.ts';
 import { toJsonSchema } from './schema.ts';
 import { isDropped } from './dispatch.ts';
 import { convert, MULTIPLIERS, ORDINALS, SMALL_NUMBERS, unitAt, unitNamed, type Unit } from './dispatch-units.ts';
-import { LEXICON, GENERIC_ALIASES, METHOD_WORDS, type AliasDef, type SolverLex, type ReadContext } from './dispatch-lexicon.ts';
+import { LEXICON, GENERIC_ALIASES, METHOD_WORDS, type AliasDef, type FieldInfo, type RefusalReason, type SolverLex, type ReadContext } from './dispatch-lexicon.ts';
+
+export type { FieldInfo, RefusalReason };
 
 // ---- text → tokens ----------------------------------------------------------------------------
 
@@ -183,18 +185,6 @@ function combineNumbers(text: string, toks: Tok[]): Tok[] {
 
 // ---- the schema of a solver, as the reader sees it ----------------------------------------------
 
-export interface FieldInfo {
-  name: string;
-  type: 'number' | 'integer' | 'enum' | 'boolean' | 'other';
-  values?: string[];
-  describe: string;
-  default?: unknown;
-  unit?: Unit;
-  percent: boolean;
-  count: boolean;
-  byUnit?: boolean;
-  implies?: Record<string, unknown>;
-}
 
 interface AliasEntry { target: string; words: string[]; stems: string[]; cs: boolean; strict: boolean; post: boolean; ordinal?: number }
 interface OptionEntry { words: string[]; stems: string[]; set: Record<string, unknown> }
@@ -299,7 +289,6 @@ export interface ReadResult {
   unusedWords: string[];
 }
 
-export type RefusalReason = 'UNMAPPED_QUANTITY' | 'UNSUPPORTED_OPTION' | 'NEEDS_STRUCTURED_INPUT' | 'CONFLICTING_VALUES' | 'UNIT_MISMATCH';
 
 export function refuseRead(reason: RefusalReason, solver: string, message: string, words: string[], extra: Record<string, unknown> = {}): SvcError {
   return new SvcError('INVALID_INPUT', `svc_auto cannot answer this with ${solver}: ${message}`, {
@@ -457,7 +446,8 @@ export function readQuery(query: string, d: SolverDescriptor): ReadResult {
   if (r.lex.finish) {
     const defaults = Object.fromEntries([...r.fields.values()].map((f) => [f.name, f.default]));
     for (const [k, v] of Object.entries(r.lex.finish(Object.fromEntries(Object.entries(R.applied).map(([k, a]) => [k, a.value])), R.pseudo, defaults))) {
-      R.set(k, v.value, v.words, 0, 0);
+      if (v.value === undefined) delete R.applied[k];
+      else R.set(k, v.value, v.words, 0, 0);
     }
   } else if (Object.keys(R.pseudo).length) throw new Error(`dispatch lexicon of ${r.name} reads ${Object.keys(R.pseudo)} but has no finish rule`);
   // 11. words the solver always implies ("European", "3-SAT", "U(1)"): used, no input
@@ -617,9 +607,10 @@ function readNameThenNumber(R: Reading): void {
     const f = R.fieldOrPseudo(e.target);
     if (f.type !== 'number' && f.type !== 'integer') continue;
     // connectors, then the number
-    let b = end, strictOk = false;
+    let b = end, strictOk = false, equals = false;
     for (let c = 0; c < 3 && toks[b] && !toks[b].used && (toks[b].k !== 'n') && CONNECTORS.has(toks[b].k === 'w' ? toks[b].w : toks[b].raw); c++, b++) {
       if (STRICT_CONNECTORS.has(toks[b].k === 'w' ? toks[b].w : toks[b].raw)) strictOk = true;
+      if (isP(toks[b], '=') || isP(toks[b], ':')) equals = true;
     }
     const t = toks[b];
     if (!t || t.k !== 'n' || t.used || t.ordinal || t.dim || (t.glued && !t.unit)) continue;
@@ -628,10 +619,19 @@ function readNameThenNumber(R: Reading): void {
     // "… with 100 nodes": a number right before another field's name belongs to that name
     if (b > end && countNameAt(R, b, stop + 1)) continue;
     const words = R.span(toks[a].i, toks[stop].j);
+    // a measured number of another kind after a name ("resonance of a 1 m tube") is not that
+    // field's value, unless it is written as one ("mode = 1 m"), which is refused
+    if (t.unit && !unitFits(t, f) && !equals) continue;
     R.set(e.target, R.valueFor(t, f, words), words, toks[a].i, toks[stop].j);
     R.use(a, stop);
     a = stop;
   }
+}
+
+/** Whether the unit written with number t is one field f can take. */
+function unitFits(t: Tok, f: FieldInfo): boolean {
+  if (!t.unit) return true;
+  return t.unit.unit.dim === 'fraction' ? f.percent : !!f.unit && f.unit.dim === t.unit.unit.dim;
 }
 
 /** Whether number token a (its unit ending before token `after`) is directly followed by a name that takes it. */
@@ -647,7 +647,7 @@ function acceptsBefore(R: Reading, e: AliasEntry, t: Tok): boolean {
   const f = R.fieldOrPseudo(e.target);
   if (f.type !== 'number' && f.type !== 'integer') return false;
   if (e.ordinal !== undefined && !f.count) return false;
-  if (t.unit) return e.post || !!(t.unit.unit.dim === 'fraction' ? f.percent : f.unit && f.unit.dim === t.unit.unit.dim);
+  if (t.unit) return unitFits(t, f);
   return (f.count && Number.isInteger(t.v)) || e.post;
 }
 
