@@ -1,9 +1,11 @@
 // svc_auto (POST /api/svc/auto): natural-language dispatch. The BM25 classifier of
-// src/ops/dispatch.ts picks a solver from `query` (or refuses with the top candidates), the
-// given numeric `inputs` plus any `key=value` pairs written in the query are mapped onto the
-// chosen solver's fields, and the engine runs and seals the job under that solver's own source
-// (its operator chain, unit and method). `result.dispatch` then names the solver with the top
-// five scores.
+// src/ops/dispatch.ts picks a solver from `query` (or refuses with the top candidates); the reader
+// of src/ops/dispatch-read.ts turns what the query says into that solver's inputs (quantities with
+// units and percentages, option words, grid sizes, equations) or refuses what it cannot map; the
+// numeric `inputs` fill the fields the text does not name; and the engine runs and seals the job
+// under the solver's own source (its operator chain, unit and method). `result.dispatch` names the
+// solver with the top five scores, the inputs applied (with the words that gave each) and the
+// words left unused.
 import { z } from 'zod';
 import { defineOp, type Operation } from './types.ts';
 import { SvcError } from '../core/errors.ts';
@@ -34,10 +36,10 @@ export const operations: Operation[] = [
     cost: 1,
     tag: 'solvers',
     summary: 'Natural-language auto-dispatch: picks the solver that fits a plain-English request, runs it and seals the result under that solver\'s own source; result.dispatch shows the ranking.',
-    description: 'A deterministic BM25 classifier over every solver\'s descriptor, examples and vocabulary. A request that matches nothing well (or two solvers equally) is refused with 400 and the top candidates. Numeric inputs (and key=value pairs in the query) are kept only for fields the chosen solver accepts.',
+    description: 'A deterministic BM25 classifier over every solver\'s descriptor, examples and vocabulary picks the solver; a request that matches nothing well (or two solvers equally) is refused with 400 and the top candidates. The quantities, units, percentages and option words of the query become the solver\'s inputs (result.dispatch.appliedInputs, with the words that gave each; result.dispatch.unusedWords lists the words not used); a quantity, option or problem of its own the solver cannot take is refused with 400 INVALID_INPUT and a reason (UNMAPPED_QUANTITY, UNSUPPORTED_OPTION, NEEDS_STRUCTURED_INPUT, CONFLICTING_VALUES, UNIT_MISMATCH). Numeric inputs fill fields the query does not name.',
     input: z.strictObject({
       query: z.string().min(1).max(2000).describe('the request in plain English'),
-      inputs: z.record(z.string().max(64), z.number().finite()).optional().describe('numeric inputs, mapped onto the chosen solver\'s fields'),
+      inputs: z.record(z.string().max(64), z.number().finite()).optional().describe('numeric inputs for fields the query does not name, mapped onto the chosen solver\'s fields by name; a different value for a field the query names is refused'),
       folder: folderField.describe('folder the receipt is filed in (default "default")'),
     }),
     async handler(input, ctx) {

@@ -14,15 +14,15 @@
 //      network"), an option the solver does not have ("American", "barrier", "4-SAT");
 //   2. solver-specific readers (the ODE solver's equations "y' = -0.5*y, y(0) = 2 … to t = 4",
 //      the optimiser's objective "minimise (x-1)^2 + (y+2)^2 from x = 0, y = 0");
-//   3. words the solver always implies ("European", "DC", "U(1)"), consumed without an input;
-//   4. option words: the values of its enum fields and the lexicon's phrases ("closed at one end"
+//   3. option words: the values of its enum fields and the lexicon's phrases ("closed at one end"
 //      → ends open-closed, "Crank-Nicolson" → method implicit, "ground state" → n = 0);
-//   5. dimensions ("2-D", "one-dimensional") and grid sizes ("64 × 64 grid" → nx, ny or N);
-//   6. ordinals before a name ("third harmonic" → mode 3, "6th order" → order 6);
-//   7. a name then a number ("strike 110", "β = 2", "volatility of 25 %", "up to height 1000");
-//   8. a number then a name ("500 steps", "a 100-bus system", "30 % volatility", "4 km deep");
-//   9. a measured quantity alone, for the one field of its dimension ("a 60 cm tube" → L = 0.6);
-//  10. the lexicon's finishing rules (R0 → beta = R0·gamma, "at the money" → K = S0).
+//   4. dimensions ("2-D", "one-dimensional") and grid sizes ("64 × 64 grid" → nx, ny or N);
+//   5. "200 steps of 1e-4" (steps and dt), ordinals before a name ("third harmonic" → mode 3);
+//   6. a name then a number ("strike 110", "β = 2", "volatility of 25 %", "up to height 1000");
+//   7. a number then a name ("500 steps", "a 100-bus system", "30 % volatility", "4 km deep");
+//   8. a measured quantity alone, for the one field of its dimension ("a 60 cm tube" → L = 0.6);
+//   9. the lexicon's finishing rules (R0 → beta = R0·gamma, "at the money" → K = S0);
+//  10. words the solver always implies ("European", "DC", "U(1)", "Re(s) = 1/2"), consumed.
 // Names of a field come from the field name (exact, and case-sensitive where two fields differ
 // only by case), the leading phrase of its describe() text, a few generic names (steps, dt, seed)
 // and the solver's lexicon (src/ops/dispatch-lexicon.ts). A number with a unit is converted to the
@@ -432,17 +432,17 @@ export function readQuery(query: string, d: SolverDescriptor): ReadResult {
     R.use(a, best.end - 1);
     a = best.end - 1;
   }
-  // 5. dimensions and grid sizes
+  // 4. dimensions and grid sizes
   readDims(R);
   readGrid(R);
-  // 6.-8. names with numbers
+  // 5.-7. names with numbers
   readStepsOf(R);
   readOrdinals(R);
   readNameThenNumber(R);
   readNumberThenName(R);
-  // 9. a measured quantity alone
+  // 8. a measured quantity alone
   readByUnit(R);
-  // 10. finishing rules
+  // 9. finishing rules
   if (r.lex.finish) {
     const defaults = Object.fromEntries([...r.fields.values()].map((f) => [f.name, f.default]));
     for (const [k, v] of Object.entries(r.lex.finish(Object.fromEntries(Object.entries(R.applied).map(([k, a]) => [k, a.value])), R.pseudo, defaults))) {
@@ -450,7 +450,7 @@ export function readQuery(query: string, d: SolverDescriptor): ReadResult {
       else R.set(k, v.value, v.words, 0, 0);
     }
   } else if (Object.keys(R.pseudo).length) throw new Error(`dispatch lexicon of ${r.name} reads ${Object.keys(R.pseudo)} but has no finish rule`);
-  // 11. words the solver always implies ("European", "3-SAT", "U(1)"): used, no input
+  // 10. words the solver always implies ("European", "3-SAT", "U(1)"): used, no input
   for (const pat of r.lex.inherent ?? []) {
     if (pat instanceof RegExp) {
       for (const m of lower.matchAll(new RegExp(pat.source, pat.flags.includes('g') ? pat.flags : pat.flags + 'g'))) R.useSpan(m.index!, m.index! + m[0].length);
