@@ -161,7 +161,7 @@ export const LEXICON: Record<string, SolverLex> = {
     options: [
       ['pinned at both ends', { ends: 'pinned-pinned' }], ['both ends pinned', { ends: 'pinned-pinned' }], ['pin ended', { ends: 'pinned-pinned' }], ['hinged', { ends: 'pinned-pinned' }],
       ['fixed at both ends', { ends: 'fixed-fixed' }], ['both ends fixed', { ends: 'fixed-fixed' }], ['clamped at both ends', { ends: 'fixed-fixed' }], ['clamped clamped', { ends: 'fixed-fixed' }],
-      ['fixed free', { ends: 'fixed-free' }], ['cantilever', { ends: 'fixed-free' }], ['free at the top', { ends: 'fixed-free' }], ['flagpole', { ends: 'fixed-free' }], ['one end free', { ends: 'fixed-free' }],
+      ['fixed free', { ends: 'fixed-free' }], ['cantilever', { ends: 'fixed-free' }], ['cantilevered', { ends: 'fixed-free' }], ['free at the top', { ends: 'fixed-free' }], ['flagpole', { ends: 'fixed-free' }], ['one end free', { ends: 'fixed-free' }],
       ['fixed pinned', { ends: 'fixed-pinned' }], ['pinned fixed', { ends: 'fixed-pinned' }], ['clamped pinned', { ends: 'fixed-pinned' }], ['propped', { ends: 'fixed-pinned' }],
       ...materials(),
     ],
@@ -227,7 +227,7 @@ export const LEXICON: Record<string, SolverLex> = {
       days: { aliases: ['days', 'simulated days'], unit: 'day', byUnit: true },
     },
     pseudo: {
-      '@R0': { aliases: ['r0', 'basic reproduction number', 'reproduction number', 'r naught'], describe: 'basic reproduction number' },
+      '@R0': { aliases: ['r0', 'basic reproduction number', 'reproduction number', 'r naught', 'infects'], describe: 'basic reproduction number' },
       '@infectious': { aliases: ['infectious period', 'recovery time', 'duration of infection', 'infectious for', 'sick for'], unit: 'day', describe: 'infectious period' },
       '@incubation': { aliases: ['incubation period', 'latent period', 'incubation time', 'incubation'], unit: 'day', describe: 'incubation period' },
     },

@@ -301,6 +301,9 @@ const CONNECTORS = new Set(['=', ':', '≈', '~', 'of', 'is', 'at', 'to', 'equal
 const STRICT_CONNECTORS = new Set(['=', ':', '≈', '~', 'is', 'of']);
 const FILLERS_MAX = 2;
 
+const pluralOf = (a: string, b: string) => a === b + 's' || b === a + 's' || a === b + 'es' || b === a + 'es'
+  || (a.endsWith('ies') && b === a.slice(0, -3) + 'y') || (b.endsWith('ies') && a === b.slice(0, -3) + 'y');
+
 class Reading {
   readonly applied: Record<string, Applied & { i: number; j: number }> = {};
   readonly pseudo: Record<string, Applied & { value: number | boolean }> = {};
@@ -354,7 +357,9 @@ class Reading {
       if (tok.k === 'w') {
         if (e.cs) { if (tok.raw !== raw) return null; exact++; }
         else if (tok.w === e.words[k]) exact++;
-        else if (!(tok.s === e.stems[k] && tok.s.length > 2)) return null;
+        // stems merge word forms inside a phrase ("measurement sweeps"); a one-word name takes
+        // only its plural or singular ("sweep"/"sweeps"), not other forms ("infects" is not "infected")
+        else if (!(tok.s === e.stems[k] && tok.s.length > 2 && (e.words.length > 1 || pluralOf(tok.w, e.words[k])))) return null;
       } else if (tok.k === 'n' && !tok.unit && String(tok.v) === e.words[k]) exact++;
       else return null;
       t++;
@@ -685,7 +690,8 @@ function readByUnit(R: Reading): void {
     const t = toks[a];
     if (t.k !== 'n' || t.used || !t.unit || t.unit.unit.dim === 'fraction') continue;
     const dim = t.unit.unit.dim;
-    const all = [...r.fields.values()].filter((f) => f.unit?.dim === dim);
+    // a time step is never the span of a run: "for 2 s" does not set dt
+    const all = [...r.fields.values()].filter((f) => f.unit?.dim === dim && f.byUnit !== false && !/^dt/.test(f.name));
     const pool = all.some((f) => f.byUnit) ? all.filter((f) => f.byUnit) : all;
     const free = pool.filter((f) => !R.isSet(f.name));
     const words = R.span(t.i, t.unit.j);
