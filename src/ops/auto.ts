@@ -13,7 +13,7 @@ import { loadSolvers } from '../solvers/engine/loader.ts';
 import { runSealedSolver } from './solvers.ts';
 import { folderField } from './schema.ts';
 import { buildIndex, chooseSolver, mapInputs, numbersInQuery, schemaKeys, type DispatchIndex } from './dispatch.ts';
-import { readQuery, refuseRead } from './dispatch-read.ts';
+import { checkNamedRival, readQuery, refuseRead } from './dispatch-read.ts';
 import type { SolverDescriptor } from '../solvers/types.ts';
 
 let indexPromise: Promise<{ index: DispatchIndex; byName: Map<string, { descriptor: SolverDescriptor; noCommonFields: boolean }> }> | null = null;
@@ -50,6 +50,7 @@ export const operations: Operation[] = [
       const d = target.descriptor;
       // what the text asks of the chosen solver (a 400 for what it names and cannot be mapped)
       const read = readQuery(input.query, d);
+      checkNamedRival(read, choice.solver, choice.ranking);
       // the numeric `inputs` (and key=value pairs, as before) by field name; a different value in
       // the text for the same field is a conflict, not an override
       const legacy = mapInputs({ ...numbersInQuery(input.query), ...(input.inputs ?? {}) }, d);

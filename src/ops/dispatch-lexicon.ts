@@ -44,7 +44,7 @@ export interface FieldInfo {
   implies?: Record<string, unknown>;
 }
 
-export type RefusalReason = 'UNMAPPED_QUANTITY' | 'UNSUPPORTED_OPTION' | 'NEEDS_STRUCTURED_INPUT' | 'CONFLICTING_VALUES' | 'UNIT_MISMATCH';
+export type RefusalReason = 'UNMAPPED_QUANTITY' | 'UNSUPPORTED_OPTION' | 'NEEDS_STRUCTURED_INPUT' | 'CONFLICTING_VALUES' | 'UNIT_MISMATCH' | 'AMBIGUOUS_SOLVER';
 
 export interface ReadContext {
   text: string;
@@ -66,6 +66,8 @@ export interface SolverLex {
   unsupported?: [string | RegExp, string][];
   /** the user's own problem, which a line of text cannot carry: refused with the reason */
   structured?: [string | RegExp, string][];
+  /** the user's own problem, refused unless one of `unless` was read ("my objective" without an expression) */
+  ownProblem?: { unless: string[]; patterns: [RegExp, string][] };
   /** the request must give one of these fields (from the solver-specific reader) */
   requires?: { fields: string[]; message: string };
   /** "2-D": the dimensions solved (others refused), a field, or the settings per dimension */
@@ -133,7 +135,7 @@ export const LEXICON: Record<string, SolverLex> = {
   action: {
     fields: {
       order: { aliases: [{ p: 'order', ordinal: 0 }, 'integrator order'] },
-      eccentricity: { aliases: ['eccentricity'] },
+      eccentricity: { aliases: ['eccentricity', { p: 'e', strict: true }] },
       mu: { aliases: ['gravitational parameter', 'gm'] },
       omega: { aliases: ['angular frequency', 'frequency'] },
       lambda: { aliases: ['g/l'] },
@@ -355,7 +357,10 @@ export const LEXICON: Record<string, SolverLex> = {
       ['adi', { method: 'implicit' }], ['peaceman rachford', { method: 'implicit' }],
       ['rod', { dim: 1 }], ['bar', { dim: 1 }], ['wire', { dim: 1 }], ['plate', { dim: 2 }], ['square', { dim: 2 }], ['sheet', { dim: 2 }],
     ],
-    structured: [[new RegExp(`\\b${MY}(?:initial|temperature|profile|boundary|source)`), 'your own initial condition, boundary conditions or source cannot be read from the text; call svc_heat with `initial`, `boundary`, `source`']],
+    structured: [
+      [new RegExp(`\\b${MY}(?:initial|temperature|profile|boundary|source)`), 'your own initial condition, boundary conditions or source cannot be read from the text; call svc_heat with `initial`, `boundary`, `source`'],
+      [/\b(?:gaussian|hot spot|square pulse|step profile|triangular|insulated|neumann|robin|heat source|source term|periodic boundar\w*|boundary conditions?)\b|\binitial (?:condition|temperature|profile|distribution|shape|data)\b/, 'svc_auto runs the analytic problem only (a sine mode on the unit bar or square with zero walls); your own initial condition, boundaries or source cannot be read from the text: call svc_heat with `initial`, `boundary`, `source`'],
+    ],
     inherent: ['dirichlet', 'heat equation', 'diffusion'],
     dims: { 1: { dim: 1 }, 2: { dim: 2 } },
     grid: ['nx', 'ny'],
@@ -369,6 +374,7 @@ export const LEXICON: Record<string, SolverLex> = {
       steps: { aliases: ['filter steps', 'measurements', 'observations', 'updates'] },
     },
     options: [['random walk', { F: 1, H: 1 }], ['scalar', { H: 1 }]],
+    ownProblem: { unless: ['F', 'H', 'Q', 'R'], patterns: [[new RegExp(`\\b${MY}(?:[\\w-]+\\s+)?(?:filter|system|model|tracker|matrices|plant|dynamics)\\b`), 'your system was not given: name its matrices as numbers ("F = 0.9, H = 1, Q = 0.1, R = 2") or call svc_kalman with F, H, Q, R']] },
     inherent: ['constant velocity', 'riccati', 'joseph', 'steady state'],
   },
   lorenz: {
@@ -420,6 +426,7 @@ export const LEXICON: Record<string, SolverLex> = {
       ['gradient descent', { method: 'gradient' }], ['steepest descent', { method: 'gradient' }], ['l bfgs', { method: 'l-bfgs-b' }], ['lbfgsb', { method: 'l-bfgs-b' }],
     ],
     parse: parseObjective,
+    ownProblem: { unless: ['objective'], patterns: [[new RegExp(`\\b${MY}(?:[\\w-]+\\s+)?(?:function|objective|cost|loss|problem|model|expression)\\b`), 'your objective was not found in the text: write it as "minimise <expression> from x = …, y = …", or call svc_opt with `objective` and `x0`']] },
     dims: { field: 'dim' },
     inherent: ['test function', 'global minimum', 'multimodal', 'minimum', 'minimize', 'minimise'],
   },
@@ -440,7 +447,7 @@ export const LEXICON: Record<string, SolverLex> = {
   },
   quant: {
     fields: {
-      S0: { aliases: ['spot', 'spot price', 'stock price', 'underlying', 'underlying price', 'share price', 'stock', 'trades at', 'trading at', 'current price', 's0', 'index at', 'index level'] },
+      S0: { aliases: ['spot', 'spot price', 'stock price', 'underlying', 'underlying price', 'share price', 'stock', 'trades at', 'trading at', 'current price', 's0', 'index at', 'index level', { p: 's', strict: true }] },
       K: { aliases: ['strike', 'strike price', 'struck at', 'exercise price', 'strike of'] },
       r: { aliases: ['interest rate', 'risk free rate', 'rate', 'riskless rate'], percent: true },
       sigma: { aliases: ['volatility', 'vol', 'implied volatility', 'implied vol', 'sigma'], percent: true },
@@ -554,7 +561,10 @@ export const LEXICON: Record<string, SolverLex> = {
       ['drum', { mode: 'membrane' }], ['electromagnetic', { mode: 'maxwell' }], ['yee', { mode: 'maxwell' }], ['cavity', { mode: 'maxwell' }],
       ['string', { mode: 'wave1d' }], ['strings', { mode: 'wave1d' }], ['fundamental', { mode_k: 1 }],
     ],
-    structured: [[new RegExp(`\\b${MY}(?:initial|displacement|shape|profile|boundary|source)`), 'your own initial condition, boundary conditions or source cannot be read from the text; call svc_wave with `initial`, `initialVelocity`, `boundary`, `source`']],
+    structured: [
+      [new RegExp(`\\b${MY}(?:initial|displacement|shape|profile|boundary|source)`), 'your own initial condition, boundary conditions or source cannot be read from the text; call svc_wave with `initial`, `initialVelocity`, `boundary`, `source`'],
+      [/\b(?:gaussian|pluck(?:ed)? at|square pulse|triangular|neumann|free ends?|source term|periodic boundar\w*|boundary conditions?)\b|\binitial (?:condition|displacement|velocity|profile|shape|data)\b/, 'svc_auto runs the analytic problem only (a sine mode with fixed edges); your own initial shape, boundaries or source cannot be read from the text: call svc_wave with `initial`, `initialVelocity`, `boundary`, `source`'],
+    ],
     inherent: ['leapfrog', 'energy conservation', 'vibrating', 'vibration'],
     dims: { 1: { mode: 'wave1d' }, 2: {} },
     grid: ['nx', 'ny'],

@@ -465,6 +465,10 @@ export function readQuery(query: string, d: SolverDescriptor): ReadResult {
     }
   }
 
+  for (const [pat, why] of r.lex.ownProblem?.patterns ?? []) {
+    const m = pat.exec(lower);
+    if (m && !r.lex.ownProblem!.unless.some((f) => R.applied[f] !== undefined)) throw refuseRead('NEEDS_STRUCTURED_INPUT', r.name, why, [m[0]]);
+  }
   // what is left: numbers nobody claimed, methods the solver lacks
   for (let a = 0; a < toks.length; a++) {
     const t = toks[a];
@@ -700,6 +704,20 @@ function readByUnit(R: Reading): void {
       R.use(a, R.afterUnit(a) - 1);
     } else if (free.length > 1) {
       throw refuseRead('UNMAPPED_QUANTITY', r.name, `'${words}' could be ${free.map((f) => `${f.name} (${f.describe.split(/[;(]/)[0].trim()})`).join(' or ')}; name the one you mean`, [words]);
+    }
+  }
+}
+
+/** A request that names another solver among the close runners-up, with that name unused by the
+ * chosen one ("heat equation with initial condition" scored lorenz first), is refused as ambiguous
+ * rather than answered by the wrong solver. */
+export function checkNamedRival(read: ReadResult, chosen: string, ranking: { solver: string; score: number }[]): void {
+  // a rival is close: among the top three and at least half the best score
+  const close = ranking.slice(0, 3).filter((c) => c.solver !== chosen && c.score >= 0.5 * ranking[0].score);
+  for (const w of read.unusedWords) {
+    const rival = close.find((c) => c.solver === w || stem(c.solver) === stem(w));
+    if (rival) {
+      throw refuseRead('AMBIGUOUS_SOLVER', chosen, `the request names '${w}' but its words score ${chosen} first (${ranking[0].score.toFixed(1)} against ${rival.solver} ${rival.score.toFixed(1)}); name the problem more specifically or call svc_${rival.solver} directly`, [w], { candidates: ranking.slice(0, 5) });
     }
   }
 }

@@ -59,9 +59,10 @@ const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const plural = (w: string) => (w.includes(' ') || /s$/.test(w) ? [w] : [w, w + 's']);
 
 // longest spellings first, so "m/s^2" wins over "m/s" and "m"
-const SYMBOL_RE = new RegExp(`^(?:\\s?-?\\s?)(${Object.keys(SYMBOLS).sort((a, b) => b.length - a.length).map(esc).join('|')})(?![A-Za-z0-9^/])`);
+// a symbol followed by "=" is a name ("S=100 K=95"), not a unit
+const SYMBOL_RE = new RegExp(`^(?:\\s?-?\\s?)(${Object.keys(SYMBOLS).sort((a, b) => b.length - a.length).map(esc).join('|')})(?![A-Za-z0-9^/])(?!\\s*=)`);
 const WORD_LIST = Object.keys(WORDS).flatMap((w) => plural(w).map((p) => [p, w] as const)).sort((a, b) => b[0].length - a[0].length);
-const WORD_RE = new RegExp(`^(?:\\s?-?\\s?)(${WORD_LIST.map(([p]) => esc(p)).join('|')})(?![A-Za-z0-9])`, 'i');
+const WORD_RE = new RegExp(`^(?:\\s?-?\\s?)(${WORD_LIST.map(([p]) => esc(p)).join('|')})(?![A-Za-z0-9])(?!\\s*=)`, 'i');
 const WORD_OF = new Map(WORD_LIST.map(([p, w]) => [p.toLowerCase(), w]));
 
 /** The unit written at the start of `text` (right after a number), with the characters it takes. */

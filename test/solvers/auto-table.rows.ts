@@ -222,4 +222,9 @@ export const REFUSALS: Refusal[] = [
   { q: 'SIR epidemic with a vaccination rate of 1 % per day', reason: 'UNMAPPED_QUANTITY', solver: 'epi' },
   { q: 'molecular dynamics of my xyz configuration', reason: 'NEEDS_STRUCTURED_INPUT', solver: 'evolve' },
   { q: 'heat equation in a 2 m long rod with crank-nicolson', reason: 'UNMAPPED_QUANTITY', solver: 'heat' },
+  { q: 'how does a gaussian temperature bump diffuse in a rod with insulated ends', reason: 'NEEDS_STRUCTURED_INPUT', solver: 'heat' },
+  { q: 'minimize my own cost function with BFGS', reason: 'NEEDS_STRUCTURED_INPUT', solver: 'opt' },
+  { q: 'kalman filter covariance for my tracking system', reason: 'NEEDS_STRUCTURED_INPUT', solver: 'kalman' },
+  // the words score lorenz first ("initial condition"), but the request names heat: refused, not answered by lorenz
+  { q: 'heat equation with initial condition x*(1-x)', reason: 'AMBIGUOUS_SOLVER' },
 ];

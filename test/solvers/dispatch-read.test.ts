@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadDescriptors } from '../../src/ops/dispatch.ts';
-import { normalize, readQuery, tokenize } from '../../src/ops/dispatch-read.ts';
+import { checkNamedRival, normalize, readQuery, tokenize } from '../../src/ops/dispatch-read.ts';
 import { SvcError } from '../../src/core/errors.ts';
 
 const ds = new Map((await loadDescriptors()).map((d) => [d.name, d]));
@@ -95,6 +95,22 @@ test('refusals: a quantity no field takes, an option the solver lacks, the user\
   assert.equal(refusal('quant', 'call, strike 100, strike 110').reason, 'CONFLICTING_VALUES');
   assert.equal(refusal('heat', 'heat equation solved by the lattice boltzmann method').reason, 'UNSUPPORTED_OPTION');
   assert.equal(refusal('lorenz', 'lorenz system with forward euler').reason, 'UNSUPPORTED_OPTION');
+  // the analytic heat and wave problems are sine modes with zero walls: other shapes are the user's own problem
+  assert.equal(refusal('heat', 'heat equation with insulated ends').reason, 'NEEDS_STRUCTURED_INPUT');
+  assert.equal(refusal('wave', 'string plucked at the middle').reason, 'NEEDS_STRUCTURED_INPUT');
+  // "my objective" / "my system" without it, but read when given
+  assert.equal(refusal('opt', 'minimize my cost function').reason, 'NEEDS_STRUCTURED_INPUT');
+  assert.equal(refusal('kalman', 'kalman filter for my tracking system').reason, 'NEEDS_STRUCTURED_INPUT');
+  assert.deepEqual(read('kalman', 'kalman filter for my tracking system with F = 1, H = 1, Q = 0.1, R = 1'), { F: 1, H: 1, Q: 0.1, R: 1 });
+});
+
+test('a close runner-up named in the request and unused by the chosen solver makes it ambiguous', () => {
+  const q = 'heat equation with initial condition x*(1-x)';
+  const r = readQuery(q, ds.get('lorenz')!);
+  assert.ok(r.unusedWords.includes('heat'));
+  assert.throws(() => checkNamedRival(r, 'lorenz', [{ solver: 'lorenz', score: 19.5 }, { solver: 'heat', score: 17.1 }]), (e: unknown) => e instanceof SvcError && e.details?.reason === 'AMBIGUOUS_SOLVER');
+  // a far one is not a rival
+  checkNamedRival(readQuery('how do predator and prey populations evolve over time', ds.get('lotka')!), 'lotka', [{ solver: 'lotka', score: 15.1 }, { solver: 'evolve', score: 5.2 }]);
 });
 
 test('labels are not quantities: 3-SAT, U(1), COVID-19, RK4 and a dimension with no setting pass; unused words are reported', () => {
