@@ -127,4 +127,21 @@ async function main() {
   die(USAGE);
 }
 
-await main();
+/** One clear line for a node that cannot be reached (no stack trace), the exit code 2. */
+function unreachable(e: any): string | null {
+  const cause = e?.cause ?? e;
+  const code = cause?.code ?? cause?.errno;
+  if (e instanceof TypeError && /fetch failed/.test(e.message)) return code ? String(code) : 'fetch failed';
+  if (typeof code === 'string' && /^(ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ECONNRESET|ETIMEDOUT|EAI_AGAIN)$/.test(code)) return code;
+  return null;
+}
+
+try {
+  await main();
+} catch (e: any) {
+  const why = unreachable(e);
+  const args = parseArgs(process.argv.slice(2));
+  const url = args.opts.url || process.env.SVC_URL || 'http://127.0.0.1:8787';
+  if (why) die(`svc: cannot reach the node at ${url} (${why}); start it with \`npm start\` or pass --url / set SVC_URL`, 2);
+  die(`svc: ${e?.message ?? String(e)}`, 1);
+}

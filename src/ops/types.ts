@@ -1,6 +1,7 @@
 // One declaration per operation (DESIGN §4). From an Operation the node derives the Fastify
 // route, the MCP tool (when `tool` is set), the OpenAPI path and the svc_api_catalog entry.
 // MCP arguments and the HTTP JSON body are the same object.
+import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Db } from '../store/db.ts';
@@ -13,8 +14,17 @@ import type { SolverPool } from '../solvers/engine/pool.ts';
 
 export type { Caller };
 
+/** Long-lived parts that an area of the node creates on first use (the live-compute hub, the
+ * observer hub, the literature client, the draining flag). Each area declares its own field by
+ * augmenting this interface from its module, so the state lives on the app, in plain sight, and
+ * goes with it; no module keeps per-app state of its own. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface AppParts {}
+
 /** The node's object graph, built by src/app.ts; every operation runs with it. */
 export interface App {
+  /** parts created on first use by the areas that own them (see AppParts) */
+  parts: AppParts;
   config: Config;
   db: Db;
   clock: Clock;
@@ -75,6 +85,25 @@ export interface RawReply {
   status?: number;
   headers?: Record<string, string>;
   body: string | Buffer | NodeJS.ReadableStream;
+}
+
+/** One server-sent event, transport-neutral: src/http/server.ts writes it as `: comment`,
+ * `retry:`, `id:`, `event:` and `data:` lines (in that order, each when present) and a blank line. */
+export interface EventFrame {
+  comment?: string;
+  retry?: number;
+  id?: number;
+  event?: string;
+  /** one line of text (JSON) */
+  data?: string;
+}
+
+/** A handler returns this to answer with a live feed (an SSE endpoint; never a tool): `events` is
+ * an object-mode Readable of EventFrames (src/live/sse.ts) that ends when the feed ends. The HTTP
+ * layer answers `text/event-stream` with it and destroys it when the client goes away. */
+export interface EventStreamReply {
+  raw: true;
+  events: Readable;
 }
 
 export interface Operation<S extends z.ZodType = z.ZodType> {

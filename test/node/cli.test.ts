@@ -63,6 +63,17 @@ test('svc verify fails on a receipt whose signature was deleted and whose result
   }
 });
 
+test('svc says in one line that the node cannot be reached (no stack trace), and reads SVC_URL', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+  writeFileSync(join(dir, 'r.json'), JSON.stringify((await t.call('POST', '/api/svc/protect', {}, m.apiKey)).body));
+  const r = await svc(['verify', join(dir, 'r.json'), '--url', 'http://127.0.0.1:9']);
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(r.stderr, /cannot reach the node at http:\/\/127\.0\.0\.1:9/);
+  const viaEnv = await run(process.execPath, [CLI, 'call', 'svc_pulse', '{}'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, SVC_URL: url } });
+  assert.equal(JSON.parse(viaEnv.stdout).f, 1.287);
+});
+
 test('svc call calls a tool over MCP; svc solve runs a solver locally, unsealed', async () => {
   const r = await svc(['call', 'svc_pulse', '{}', '--url', url]);
   assert.equal(r.code, 0, r.stderr);
