@@ -227,7 +227,10 @@ export const LEXICON: Record<string, SolverLex> = {
       N: { aliases: ['population', 'population size', 'people', 'inhabitants', 'residents', 'town of', 'city of'], count: true },
       I0: { aliases: ['initially infected', 'initial infections', 'infected', 'initial cases', 'cases', 'infectious people', 'index cases', 'i0'], count: true },
       days: { aliases: ['days', 'simulated days'], unit: 'day', byUnit: true },
+      // the fit mode's fields: its case series cannot be given in the text
+      population: { noNameAlias: true, noDescribe: true }, fit: { noOptions: true },
     },
+    structured: [[/\b(?:fit|fitting|fitted|calibrate|estimate (?:beta|gamma|r0)|case (?:series|data|counts)|daily (?:cases|counts|case)|incidence data|reported cases)\b|\b(?:my|our|this|these|the following) (?:own )?(?:data|cases|case counts|counts|series|outbreak data)\b/, 'fitting the model to your case series needs the series itself, which cannot be given in the text; call svc_epi with `cases` and `population`']],
     pseudo: {
       '@R0': { aliases: ['r0', 'basic reproduction number', 'reproduction number', 'r naught', 'infects'], describe: 'basic reproduction number' },
       '@infectious': { aliases: ['infectious period', 'recovery time', 'duration of infection', 'infectious for', 'sick for'], unit: 'day', describe: 'infectious period' },
@@ -375,6 +378,7 @@ export const LEXICON: Record<string, SolverLex> = {
     },
     options: [['random walk', { F: 1, H: 1 }], ['scalar', { H: 1 }]],
     ownProblem: { unless: ['F', 'H', 'Q', 'R'], patterns: [[new RegExp(`\\b${MY}(?:[\\w-]+\\s+)?(?:filter|system|model|tracker|matrices|plant|dynamics)\\b`), 'your system was not given: name its matrices as numbers ("F = 0.9, H = 1, Q = 0.1, R = 2") or call svc_kalman with F, H, Q, R']] },
+    structured: [[new RegExp(`\\b${MY}(?:[\\w-]+\\s+)?(?:measurements|data|readings|observations|series|log|recording)\\b|\\bsmooth(?:ed|ing|er)?\\b|\\brts\\b`), 'filtering your own measurement series needs the series, which cannot be given in the text; call svc_kalman with `measurements` (and F, H, Q, R, x0, P0)']],
     inherent: ['constant velocity', 'riccati', 'joseph', 'steady state'],
   },
   lorenz: {
@@ -490,10 +494,14 @@ export const LEXICON: Record<string, SolverLex> = {
       n: { aliases: ['variables', 'vars', 'boolean variables'] },
       alpha: { aliases: ['ratio', 'clause ratio', 'clause to variable ratio', 'clause density', 'density', 'alpha'] },
       m: { aliases: ['clauses'] },
+      // with your own clauses only
+      vars: { noNameAlias: true, noDescribe: true },
     },
-    structured: [
-      [new RegExp(`\\b${MY}(?!random)(?:[\\w-]+\\s+)?(?:cnf|dimacs|formula|clauses|instance|problem|constraints)\\b|\\bdimacs\\b|\\bp cnf\\b`), 'your own formula cannot be given in the text (svc_auto runs a seeded random 3-SAT instance); call svc_sat with your CNF'],
-    ],
+    parse: parseInlineCnf,
+    ownProblem: {
+      unless: ['cnf'],
+      patterns: [[new RegExp(`\\b${MY}(?!random)(?:[\\w-]+\\s+)?(?:cnf|dimacs|formula|clauses|instance|problem|constraints)\\b|\\bdimacs\\b`), 'your own formula was not found in the text (svc_auto runs a seeded random 3-SAT instance otherwise): write it inline as DIMACS ("p cnf 3 2 1 -2 0 2 3 0") or call svc_sat with `cnf` or `clauses`']],
+    },
     unsupported: [
       [/\b(?:[12]|[4-9]|\d{2,})[\s-]?(?:sat|cnf)\b|\bk[\s-]sat\b/, 'svc_sat generates random 3-SAT only'],
       [/\bmax[\s-]?sat\b|#sat|model counting|count (?:all )?(?:the )?solutions/, 'svc_sat decides satisfiability; it does not optimise or count'],
@@ -659,6 +667,16 @@ function parseOde(ctx: ReadContext): void {
     ctx.useSpan(m.index!, m.index! + m[0].length);
     break;
   }
+}
+
+/** svc_sat: a DIMACS CNF written inline ("p cnf 3 2 1 -2 0 2 3 0"): the header, then the clause
+ * literals up to the last 0 (DIMACS lets clauses share a line; the header goes on its own). */
+function parseInlineCnf(ctx: ReadContext): void {
+  const m = /\bp\s+cnf\s+(\d+)\s+(\d+)((?:\s+-?\d+)*\s+0)(?![\d.])/.exec(ctx.text);
+  if (!m) return;
+  const cnf = `p cnf ${m[1]} ${m[2]}\n${m[3].trim().replace(/\s+/g, ' ')}\n`;
+  ctx.set('cnf', cnf, m[0].trim(), m.index, m.index + m[0].length);
+  ctx.useSpan(m.index, m.index + m[0].length);
 }
 
 /** svc_opt: "minimise (x-1)^2 + (y+2)^2 from x = 0, y = 0" (or "starting at (0, 0)", in the order

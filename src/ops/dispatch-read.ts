@@ -10,10 +10,11 @@
 // read with their form — sign, thousands separators, 1e-8, 2 × 10^5, 8/3, number words ("six",
 // "a million"), a k suffix ("200k"), a unit ("60 cm", "6 months", "25 %", "1e22 m^-3") — and then
 // claimed by passes in a fixed order, each consuming the tokens it uses:
-//   1. refusals the lexicon names: the user's own problem that text cannot carry ("this CNF", "my
-//      network"), an option the solver does not have ("American", "barrier", "4-SAT");
-//   2. solver-specific readers (the ODE solver's equations "y' = -0.5*y, y(0) = 2 … to t = 4",
-//      the optimiser's objective "minimise (x-1)^2 + (y+2)^2 from x = 0, y = 0");
+//   1. solver-specific readers (the ODE solver's equations "y' = -0.5*y, y(0) = 2 … to t = 4",
+//      the optimiser's objective "minimise (x-1)^2 + (y+2)^2 from x = 0, y = 0", a DIMACS CNF
+//      written inline "p cnf 3 2 1 -2 0 2 3 0");
+//   2. refusals the lexicon names, on the rest: the user's own problem that text cannot carry
+//      ("this CNF" with no CNF, "my network"), an option the solver lacks ("American", "4-SAT");
 //   3. option words: the values of its enum fields and the lexicon's phrases ("closed at one end"
 //      → ends open-closed, "Crank-Nicolson" → method implicit, "ground state" → n = 0);
 //   4. dimensions ("2-D", "one-dimensional") and grid sizes ("64 × 64 grid" → nx, ny or N);
@@ -232,8 +233,10 @@ export function readerFor(d: SolverDescriptor): SolverReader {
     else if (p.type === 'number' || (anyOf.length && anyOf.some((a) => a.type === 'number'))) type = 'number';
     else if (p.type === 'boolean') type = 'boolean';
     const describe = String(p.description ?? '');
+    // a default the schema leaves to the solver is stated in describe(): "(default 0.1)"
+    const stated = /\bdefault (-?\d+(?:\.\d+)?(?:e-?\d+)?)\b/i.exec(describe)?.[1];
     fields.set(name, {
-      name, type, values, describe, default: p.default,
+      name, type, values, describe, default: p.default ?? (stated !== undefined && (type === 'number' || type === 'integer') ? Number(stated) : undefined),
       unit: fl.unit ? unitNamed(fl.unit) : type === 'number' ? describeUnit(describe) : undefined,
       percent: !!fl.percent,
       count: fl.count ?? (type === 'integer' && name !== 'seed'),
@@ -257,7 +260,11 @@ export function readerFor(d: SolverDescriptor): SolverReader {
       add(name, { p: name, strict: name.length === 1 }, clash);
     }
     if (f.type !== 'enum' && !fl.noDescribe) {
-      const head = normalize(f.describe).split(/[(;:,[]|\s[-—]\s|\s=\s|\s(?:per|in|along|on|at|with|from|for|when|if)\s/)[0].trim().replace(/^(?:the |a |number of |preset only |user mode )/i, '');
+      // "forward run: transmission rate per day (default 0.3)": a mode qualifier before ':' is skipped
+      let text = normalize(f.describe);
+      const colon = /^([^:(]{1,60}):\s/.exec(text);
+      if (colon && /\b(?:run|mode|only|with|system|built-in|given|preset|named|user|synthetic|analytic|network|problem)\b/i.test(colon[1])) text = text.slice(colon[0].length);
+      const head = text.split(/[(;:,[]|\s[-—]\s|\s=\s|\s(?:per|in|along|on|at|with|from|for|when|if)\s/)[0].trim().replace(/^(?:the |a |number of |preset only |user mode )/i, '');
       if (head && head.split(/\s+/).length <= 4 && !/^\d/.test(head) && head.toLowerCase() !== name.toLowerCase()) add(name, head);
     }
     for (const a of GENERIC_ALIASES[name] ?? []) add(name, a);
@@ -409,17 +416,18 @@ export function readQuery(query: string, d: SolverDescriptor): ReadResult {
     fields: r.fields,
   };
 
-  // 1. refusals the lexicon names
+  // 1. solver-specific readers (equations, objectives, inline DIMACS) take their spans first
+  r.lex.parse?.(ctx);
+  // 2. refusals the lexicon names, on what the readers left
+  const rest = blankUsed(lower, toks);
   for (const [pat, why] of r.lex.structured ?? []) {
-    const m = find(lower, pat);
+    const m = find(rest, pat);
     if (m) throw refuseRead('NEEDS_STRUCTURED_INPUT', r.name, why, [m]);
   }
   for (const [pat, why] of r.lex.unsupported ?? []) {
-    const m = find(lower, pat);
+    const m = find(rest, pat);
     if (m) throw refuseRead('UNSUPPORTED_OPTION', r.name, `'${m}': ${why}`, [m]);
   }
-  // 2. solver-specific readers
-  r.lex.parse?.(ctx);
   if (r.lex.requires && !r.lex.requires.fields.some((f) => R.applied[f] !== undefined)) {
     throw refuseRead('NEEDS_STRUCTURED_INPUT', r.name, r.lex.requires.message, []);
   }
@@ -466,7 +474,7 @@ export function readQuery(query: string, d: SolverDescriptor): ReadResult {
   }
 
   for (const [pat, why] of r.lex.ownProblem?.patterns ?? []) {
-    const m = pat.exec(lower);
+    const m = pat.exec(rest);
     if (m && !r.lex.ownProblem!.unless.some((f) => R.applied[f] !== undefined)) throw refuseRead('NEEDS_STRUCTURED_INPUT', r.name, why, [m[0]]);
   }
   // what is left: numbers nobody claimed, methods the solver lacks
@@ -500,6 +508,13 @@ export function readQuery(query: string, d: SolverDescriptor): ReadResult {
   const applied: Record<string, Applied> = {};
   for (const [k, a] of Object.entries(R.applied)) applied[k] = { value: a.value, words: a.words };
   return { applied, unusedWords: unused };
+}
+
+/** The text with the spans of used tokens blanked (same length, so positions still agree). */
+function blankUsed(text: string, toks: Tok[]): string {
+  let out = text;
+  for (const t of toks) if (t.used) out = out.slice(0, t.i) + ' '.repeat(t.j - t.i) + out.slice(t.j);
+  return out;
 }
 
 function acceptedList(r: SolverReader): string {

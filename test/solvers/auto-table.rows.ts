@@ -161,9 +161,10 @@ export const ROWS: Row[] = [
   // sat
   { q: 'random 3-SAT with 40 variables at clause ratio 4.26', solver: 'sat', inputs: { n: 40, alpha: 4.26 } },
   { q: 'can a random boolean formula over 30 variables with 120 clauses be satisfied', solver: 'sat', inputs: { n: 30, m: 120 } },
-  { q: 'dpll on a random cnf, 60 variables, ratio 3.5, seed 9', solver: 'sat', inputs: { n: 60, alpha: 3.5, seed: 9 } },
+  { q: 'dpll on a random cnf, 60 variables, ratio 3.5, seed 9', solver: 'sat', inputs: { method: 'dpll', n: 60, alpha: 3.5, seed: 9 } },
   { q: 'boolean satisfiability of a random 3-cnf with 25 vars and alpha = 5', solver: 'sat', inputs: { n: 25, alpha: 5 } },
   { q: 'satisfiability check of 200 random clauses over 50 boolean variables', solver: 'sat', inputs: { m: 200, n: 50 } },
+  { q: 'is this formula satisfiable: p cnf 3 4 1 2 0 -1 2 0 1 -2 0 -1 -3 0', solver: 'sat', inputs: { cnf: 'p cnf 3 4\n1 2 0 -1 2 0 1 -2 0 -1 -3 0\n' } },
   // schrodinger
   { q: 'ground state energy of a quantum particle in a box of width 2', solver: 'schrodinger', inputs: { n: 0, potential: 'box', L: 2 } },
   { q: 'second excited state of a quantum harmonic oscillator potential, 3000 grid nodes', solver: 'schrodinger', inputs: { n: 2, potential: 'harmonic', N: 3000 } },

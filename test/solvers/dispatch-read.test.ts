@@ -122,7 +122,7 @@ test('labels are not quantities: 3-SAT, U(1), COVID-19, RK4 and a dimension with
   assert.equal(r.applied.K.words, 'strike 100');
 });
 
-test('solver-specific readers: ODE right-hand sides with initial values, parameters and span; an objective with its start point and bounds', () => {
+test('solver-specific readers: ODE right-hand sides with initial values, parameters and span; an objective with its start point and bounds; an inline DIMACS CNF', () => {
   assert.deepEqual(read('ode', "dx/dt = -a*x + y, y' = -y, x(0) = 1, y(0) = 2, a = 0.5, from t = 0 to 3 with BDF"), {
     equations: { x: '-a*x + y', y: '-y' }, y0: { x: 1, y: 2 }, params: { a: 0.5 }, tSpan: [0, 3], method: 'BDF',
   });
@@ -131,4 +131,6 @@ test('solver-specific readers: ODE right-hand sides with initial values, paramet
   });
   assert.deepEqual(read('opt', 'minimise the rastrigin function in 5 dimensions'), { fn: 'rastrigin', dim: 5 });
   assert.equal(refusal('opt', 'minimise x^2 + y^2').reason, 'NEEDS_STRUCTURED_INPUT');
+  assert.deepEqual(read('sat', 'decide p cnf 2 3 1 2 0 -1 0 -2 0 with cdcl'), { cnf: 'p cnf 2 3\n1 2 0 -1 0 -2 0\n', method: 'cdcl' });
+  assert.equal(refusal('sat', 'solve this CNF').reason, 'NEEDS_STRUCTURED_INPUT');
 });
