@@ -56,7 +56,7 @@ const input = z.strictObject({
   model: z.enum(['sir', 'seir']).default('sir').describe('sir (default) or seir'),
   beta: z.number().gt(0).max(100).optional().describe('forward run: transmission rate per day (default 0.3)'),
   gamma: z.number().gt(0).max(100).optional().describe('forward run: recovery rate per day, 1 / infectious period (default 0.1)'),
-  sigma: z.number().gt(0).max(100).optional().describe('forward run, SEIR only: incubation rate per day, 1 / latent period (default 0.2)'),
+  sigma: z.number().gt(0).max(100).optional().describe('forward run, model seir only (a 400 with sir): incubation rate per day, 1 / latent period (default 0.2)'),
   N: z.number().min(1).max(1e10).optional().describe('forward run: population size (default 1e6)'),
   I0: z.number().gt(0).optional().describe('forward run: initially infected, 0 < I0 < N (default 10)'),
   days: z.number().gt(0).max(10000).optional().describe('forward run: simulated days, up to 10,000 (default 365)'),
@@ -66,6 +66,7 @@ const input = z.strictObject({
     for (const k of ['population', 'fit'] as const) {
       if (rec[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: `${k} applies only to fitting your cases; send cases or leave ${k} out` });
     }
+    if (v.sigma !== undefined && v.model !== 'seir') ctx.addIssue({ code: 'custom', path: ['sigma'], message: 'has no effect when model is \'sir\': sigma is the SEIR incubation rate; send model \'seir\' or leave sigma out' });
     const N = v.N ?? DEFAULTS.N, I0 = v.I0 ?? DEFAULTS.I0;
     if (!(I0 < N)) ctx.addIssue({ code: 'custom', path: ['I0'], message: `I0 must be less than N (${N})` });
     return;
