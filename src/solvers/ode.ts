@@ -18,6 +18,8 @@ import { solveIvp, type IvpEvent, type IvpResult, type IvpSystem } from './lib/i
 import { precisionOf } from './lib/precision.ts';
 import { compileSystem } from './lib/expr.ts';
 import { refuse } from '../core/errors.ts';
+import { compileSafe } from '../core/sandbox.ts';
+import { noEffectRefusal } from './lib/no-effect.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 
 const MAX_STATES = 100;
@@ -45,7 +47,7 @@ const input = z.strictObject({
   equations: z.record(nameKey, z.string().min(1).max(MAX_EXPR)).default({ x: 'v', v: '-x' })
     .describe('state name → expression of its derivative in t, the states and params (1 to 100 states, each ≤ 4,096 characters); the order of the keys is the order of the states (default: the harmonic oscillator x\' = v, v\' = −x)'),
   y0: z.record(nameKey, finite).default({ x: 1, v: 0 }).describe('state name → initial value at tSpan[0]; the same keys as equations (default {x: 1, v: 0})'),
-  params: z.record(nameKey, finite).default({}).describe('parameter name → constant value'),
+  params: z.record(nameKey, finite).default({}).describe('parameter name → constant value; each must be used by an equation, event or invariant'),
   tSpan: z.tuple([finite, finite]).default([0, 10]).describe('[t0, t1], t1 > t0 (default [0, 10])'),
   tEval: z.array(finite).min(1).max(MAX_TEVAL).optional()
     .describe('output times, strictly increasing, inside tSpan (default: `sample` evenly spaced points); not together with sample'),
@@ -162,6 +164,9 @@ export const run: SolverRun<OdeInput> = (inp, ctx): SolverOutput => {
     if (s in params) throw refuse('INVALID_INPUT', `params: '${s}' is also a state`);
   }
   for (const k of Object.keys(params)) if (RESERVED.has(k)) throw refuse('INVALID_INPUT', `params: '${k}' cannot be a parameter name (reserved)`);
+  // a parameter no expression reads would be echoed in the receipt without any effect (DESIGN §9)
+  const unused = unusedParams(params, [...Object.values(inp.equations), ...inp.events.map((e) => e.expr), ...Object.values(inp.invariants)]);
+  if (unused.length) throw noEffectRefusal(`params.${unused[0]}`, `as no equation, event or invariant reads '${unused[0]}'${unused.length > 1 ? ` (nor ${unused.slice(1).map((k) => `'${k}'`).join(', ')})` : ''}`);
   const [t0, t1] = inp.tSpan;
   if (!(t1 > t0)) throw refuse('INVALID_INPUT', `tSpan: t1 (${t1}) must be greater than t0 (${t0})`);
   if (Math.max(Math.abs(t0), Math.abs(t1)) > 1e15) throw refuse('INVALID_INPUT', 'tSpan: |t| must not exceed 1e15');
@@ -175,7 +180,7 @@ export const run: SolverRun<OdeInput> = (inp, ctx): SolverOutput => {
   // output times
   let tEval: Float64Array;
   if (inp.tEval) {
-    if (inp.sample !== undefined) throw refuse('INVALID_INPUT', 'sample: has no effect when tEval is given (send one of them)');
+    if (inp.sample !== undefined) throw noEffectRefusal('sample', 'when tEval is given (send one of them)');
     tEval = Float64Array.from(inp.tEval);
     for (let k = 0; k < tEval.length; k++) {
       if (tEval[k] < t0 || tEval[k] > t1) throw refuse('INVALID_INPUT', `tEval[${k}] = ${tEval[k]} is outside tSpan [${t0}, ${t1}]`);
@@ -289,6 +294,18 @@ export const run: SolverRun<OdeInput> = (inp, ctx): SolverOutput => {
     method: main.method,
   };
 };
+
+/** The parameters that none of `exprs` reads (an expression that does not parse is left to the
+ * compiler, which names it). */
+function unusedParams(params: Record<string, number>, exprs: string[]): string[] {
+  const keys = Object.keys(params);
+  if (!keys.length) return [];
+  const used = new Set<string>();
+  for (const e of exprs) {
+    try { for (const sym of compileSafe(e, { maxLength: MAX_EXPR, maxNodes: 4096 }).symbols) used.add(sym); } catch { return []; }
+  }
+  return keys.filter((k) => !used.has(k));
+}
 
 function hint(r: IvpResult): string {
   switch (r.failure) {
