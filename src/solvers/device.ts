@@ -49,13 +49,15 @@ export const EPS_SI = 11.7 * EPS0;
 const PLATE_DEFAULTS = { ny: 64, Ly: 1e-6, V: 1, kx: 0, precond: 'ssor' as const };
 const PN_DEFAULTS = { ni: 1e16, T: 300 };
 const COMMON_DEFAULTS = { dim: 2 as const };
-/** the plate's default nx: 64, or 8·kx + 1 when the space-charge mode needs more (8 intervals per half-wavelength) */
-export const plateNx = (kx: number): number => Math.max(64, 8 * kx + 1);
+/** the plate's default nx: 64, or the most (220) when the space-charge mode needs more than 64 nodes
+ * (8 intervals per half-wavelength, kx > 7): the probe error of a mode is O((kx·h)²), and 8·kx + 1
+ * nodes alone would miss the 0.1 % bound */
+export const plateNx = (kx: number): number => (kx <= 7 ? 64 : 220);
 const PN_WHY = 'in the PN junction (dim 1, or Na/Nd given): it belongs to the 2-D plate problem';
 const PLATE_WHY = 'in the 2-D plate problem: it belongs to the PN junction (dim 1, or Na/Nd given)';
 
 const input = z.strictObject({
-  nx: z.number().int().min(16).max(220).optional().describe('grid nodes along x (2-D default 64, or 8·kx + 1 when kx needs more; PN junction: mesh nodes, default 200)'),
+  nx: z.number().int().min(16).max(220).optional().describe('grid nodes along x (2-D default 64, or 220 when kx > 7 needs more; PN junction: mesh nodes, default 200)'),
   ny: z.number().int().min(16).max(220).optional().describe('2-D plates only: grid nodes along y (default 64)'),
   Lx: z.number().positive().max(1).optional().describe('width (m); 2-D default 1e-6; PN: device length, default from the depletion width'),
   Ly: z.number().positive().max(1).optional().describe('2-D plates only: plate separation (m; default 1e-6)'),
