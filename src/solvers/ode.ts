@@ -67,7 +67,7 @@ const input = z.strictObject({
   maxSteps: z.number().int().min(10).max(1_000_000).default(100_000)
     .describe('cap on accepted steps (evaluations of f are capped at 40× this; the error-estimate re-solve gets 10× both)'),
   boundPct: z.number().gt(0).max(100).default(0.1).describe('largest acceptable estimated relative error at tEnd, in percent'),
-  sample: z.number().int().min(2).max(2000).optional().describe('number of evenly spaced output times when tEval is not given (default 101)'),
+  sample: z.number().int().min(2).max(2000).optional().describe('number of evenly spaced output times (default 101); not with tEval, which gives the times itself'),
 });
 
 export type OdeInput = z.infer<typeof input>;
