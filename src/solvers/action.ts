@@ -58,7 +58,12 @@ const input = z.strictObject({
   if (v.system === 'kepler' && v.eccentricity !== undefined && (v.q0 !== undefined || v.p0 !== undefined)) {
     noEffect(ctx, 'eccentricity', 'with q0/p0: they give the orbit; send one or the other');
   }
-}).overwrite(withDefaults(SYSTEM_DEFAULTS));
+}).overwrite(withDefaults((v) => {
+  const d = SYSTEM_DEFAULTS;
+  if (v.system === 'oscillator') return { omega: d.omega };
+  if (v.system === 'pendulum') return { lambda: d.lambda };
+  return v.q0 !== undefined || v.p0 !== undefined ? { mu: d.mu } : { mu: d.mu, eccentricity: d.eccentricity };
+}));
 
 export type ActionInput = z.infer<typeof input>;
 

@@ -94,7 +94,7 @@ const input = z.strictObject({
   if (Math.log(Math.max(Na, Nd) / ni) > 600) {
     ctx.addIssue({ code: 'custom', path: ['ni'], message: 'doping/ni ratio exceeds e^600; the Boltzmann densities overflow' });
   }
-}).overwrite(withDefaults({ ...PLATE_DEFAULTS, ...PN_DEFAULTS, ...COMMON_DEFAULTS }));
+}).overwrite(withDefaults((v) => (v.dim === 1 || v.Na !== undefined || v.Nd !== undefined ? PN_DEFAULTS : { ...PLATE_DEFAULTS, ...COMMON_DEFAULTS })));
 
 export type DeviceInput = z.infer<typeof input>;
 

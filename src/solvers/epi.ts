@@ -96,7 +96,7 @@ const input = z.strictObject({
   // the forward run's defaults, filled in after the checks (which must see what the caller sent),
   // so the parsed input, the receipt and the derived seed are those of a schema default
   ...v,
-  beta: v.beta ?? DEFAULTS.beta, gamma: v.gamma ?? DEFAULTS.gamma, sigma: v.sigma ?? DEFAULTS.sigma,
+  beta: v.beta ?? DEFAULTS.beta, gamma: v.gamma ?? DEFAULTS.gamma, ...(v.model === 'seir' ? { sigma: v.sigma ?? DEFAULTS.sigma } : {}),
   N: v.N ?? DEFAULTS.N, I0: v.I0 ?? defaultI0(v.N ?? DEFAULTS.N), days: v.days ?? DEFAULTS.days,
 }));
 

@@ -79,7 +79,7 @@ const input = z.strictObject({
   if (work > 1e9) {
     ctx.addIssue({ code: 'custom', path: ['relaxIters'], message: `nodes × bonds × loadSteps × relaxIters = ${work.toExponential(2)} exceeds the work limit 1e9; lower loadSteps or relaxIters` });
   }
-}).overwrite(withDefaults({ mode: '2d' as const, ...PLATE_DEFAULTS }));
+}).overwrite(withDefaults((v) => (v.mode === 'bar' || v.N !== undefined ? { mode: 'bar' as const } : { mode: '2d' as const, ...PLATE_DEFAULTS })));
 
 export type FractureInput = z.infer<typeof input>;
 

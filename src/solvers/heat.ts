@@ -58,7 +58,7 @@ const input = z.strictObject({
 }).superRefine((v, ctx) => {
   // nothing is silently ignored (DESIGN §9): the 1-D bar has no y grid
   if (v.dim === 1 && v.ny !== undefined) noEffect(ctx, 'ny', 'with dim 1: the bar has no y direction');
-}).overwrite(withDefaults({ ny: 64 }));
+}).overwrite(withDefaults((v) => (v.dim === 1 ? {} : { ny: 64 })));
 
 export type HeatInput = z.infer<typeof input>;
 

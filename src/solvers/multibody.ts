@@ -87,7 +87,7 @@ const input = z.strictObject({
   v.bodies.forEach((b, i) => {
     for (const k of sent(b, ['position', 'velocity'])) noEffect(ctx, `bodies.${i}.${k}`, why);
   });
-}).overwrite(withDefaults({ ...OSCILLATOR_DEFAULTS, ...GRAVITY_DEFAULTS }));
+}).overwrite(withDefaults((v) => (v.bodies.every((b) => b.position !== undefined) ? GRAVITY_DEFAULTS : OSCILLATOR_DEFAULTS)));
 
 export type MultibodyInput = z.infer<typeof input>;
 

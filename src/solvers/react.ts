@@ -43,7 +43,7 @@ const input = z.strictObject({
 }).superRefine((v, ctx) => {
   const [other, owner] = v.model === 'gray-scott' ? [['epsilon', 'a', 'b', 'I'] as const, 'fitzhugh-nagumo'] : [['F', 'k'] as const, 'gray-scott'];
   for (const k of sent(v, other)) noEffect(ctx, k, `with model '${v.model}': it is a ${owner} parameter`);
-}).overwrite(withDefaults({ ...GRAY_SCOTT, ...FITZHUGH_NAGUMO }));
+}).overwrite(withDefaults((v) => (v.model === 'gray-scott' ? GRAY_SCOTT : FITZHUGH_NAGUMO)));
 
 export type ReactInput = z.infer<typeof input>;
 

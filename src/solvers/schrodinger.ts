@@ -67,7 +67,7 @@ const input = z.strictObject({
   if (v.n >= bound) {
     ctx.addIssue({ code: 'custom', path: ['n'], message: `this well (L = ${L}, V0 = ${V0}) holds ${bound} bound state(s): n must be at most ${bound - 1}` });
   }
-}).overwrite(withDefaults({ V0: DEFAULT_V0 }));
+}).overwrite(withDefaults((v) => (v.potential === 'finite-well' ? { V0: DEFAULT_V0 } : {})));
 
 export type SchrodingerInput = z.infer<typeof input>;
 

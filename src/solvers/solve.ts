@@ -195,7 +195,7 @@ const input = z.strictObject({
   } else if (v.referenceMode === 'gravity' && v.medium !== undefined) {
     noEffect(ctx, 'medium', 'with referenceMode \'gravity\': the inverse-square fall has no drag or buoyancy');
   }
-}).overwrite(withDefaults(PLACE_DEFAULTS));
+}).overwrite(withDefaults((v) => (v.referenceMode === 'model' ? {} : v.referenceMode === 'gravity' ? { location: PLACE_DEFAULTS.location } : PLACE_DEFAULTS)));
 
 export type SolveInput = z.infer<typeof input>;
 

@@ -73,7 +73,16 @@ const input = z.strictObject({
       : k === 'mode_k' ? "it is the string's mode number (kx, ky on 2-D)" : 'it is a 2-D mode number (mode_k on the string)';
     noEffect(ctx, k, `${why}: ${what}`);
   }
-}).overwrite(withDefaults({ mode: 'membrane' as const, ny: 64, c: 1, courant: 0.5, dim: 2 }));
+}).overwrite(withDefaults((v) => {
+  // the defaults that take effect: the variant's own mode and dim, ny in 2-D, c except for the
+  // analytic cavity, courant when no dt is given
+  const oneD = v.dim === 1 || v.mode === 'wave1d';
+  const cavity = v.mode === 'maxwell' && !userKeysOf(v).length;
+  return {
+    dim: oneD ? 1 : 2, mode: oneD ? (v.mode === 'maxwell' ? undefined : 'wave1d' as const) : 'membrane' as const,
+    ...(oneD ? {} : { ny: 64 }), ...(cavity ? {} : { c: 1 }), ...(v.dt === undefined ? { courant: 0.5 } : {}),
+  };
+}));
 
 export type WaveInput = z.infer<typeof input>;
 

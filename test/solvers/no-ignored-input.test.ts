@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { runUnsealed } from '../../src/ops/solvers.ts';
-import { SOLVER_FILES } from '../../src/solvers/engine/loader.ts';
+import { SOLVER_FILES, loadSolvers } from '../../src/solvers/engine/loader.ts';
 import { SvcError } from '../../src/core/errors.ts';
 import { EXAMPLE_NETWORK } from '../../src/solvers/grid.ts';
 import { testNode, type TestNode } from '../helpers.ts';
@@ -216,6 +216,34 @@ for (const [solver, rows] of Object.entries(TABLE)) {
 test('consts and sample: the common fields a solver would ignore are refused too', async () => {
   await assert.rejects(runUnsealed('heat', { dim: 1, consts: { t: 2 } }), (e: any) => e.code === 'INVALID_INPUT' && namedFields(e).includes('consts.t'));
   await assert.rejects(runUnsealed('quant', { paths: 1000, sample: 10 }), (e: any) => e.code === 'INVALID_INPUT' && namedFields(e).includes('sample'));
+});
+
+test('the parsed input (a receipt\'s input) lists the defaults that take effect and parses again to itself', async () => {
+  const bodies: [string, Record<string, unknown>][] = [
+    ['acoustic', { mode: 101 }],
+    ['action', {}], ['action', { system: 'oscillator' }], ['action', { system: 'pendulum' }], ['action', { q0: [1, 0], p0: [0, 1] }],
+    ['device', {}], ['device', { dim: 1 }], ['device', { Na: 1e22 }],
+    ['epi', {}], ['epi', { model: 'seir' }],
+    ['fracture', {}], ['fracture', { N: 50 }], ['fracture', { mode: 'bar' }],
+    ['heat', {}], ['heat', { dim: 1 }], ['heat', { dim: 1, initial: 'x' }],
+    ['kalman', {}], ['kalman', { F: 0.9 }],
+    ['multibody', { prompt: 'x', bodies: FREE }], ['multibody', { prompt: 'x', bodies: PLACED }],
+    ['react', {}], ['react', { model: 'fitzhugh-nagumo' }],
+    ['schrodinger', {}], ['schrodinger', { potential: 'finite-well', n: 4 }],
+    ['solve', { prompt: 'x' }], ['solve', { prompt: 'x', referenceMode: 'model' }], ['solve', { prompt: 'x', referenceMode: 'gravity' }],
+    ['wave', {}], ['wave', { dim: 1 }], ['wave', { mode: 'wave1d' }], ['wave', { mode: 'maxwell' }], ['wave', { dt: 0.001 }], ['wave', { dim: 1, initial: 'x' }],
+  ];
+  const byName = new Map((await loadSolvers()).map((s) => [s.descriptor.name, s.descriptor]));
+  for (const [solver, body] of bodies) {
+    const input = byName.get(solver)!.input;
+    const once = input.parse(body);
+    assert.deepStrictEqual(input.parse(once), once, `${solver} ${JSON.stringify(body)}`);
+  }
+  // the defaults of another mode are not filled in
+  const osc = byName.get('action')!.input.parse({ system: 'oscillator' }) as Record<string, unknown>;
+  assert.equal(osc.omega, 1);
+  assert.equal(osc.mu, undefined);
+  assert.equal(osc.eccentricity, undefined);
 });
 
 describeHttp();

@@ -2,8 +2,8 @@
 // options given is a 400 INVALID_INPUT naming the field and why. The solver schemas state these
 // cross-field rules in a superRefine, which must see what the caller sent: a field whose default
 // would hide that is declared optional and its default filled in afterwards by `.overwrite`
-// (`withDefaults`), so the parsed input, the receipt and the derived seed stay those of a schema
-// default.
+// (`withDefaults`), only where it takes effect, so the parsed input (the receipt's `input`) lists
+// the defaults used and parses again to itself.
 import type { z } from 'zod';
 import { refuse, type SvcError } from '../../core/errors.ts';
 
@@ -26,11 +26,15 @@ export function sent<T extends Record<string, unknown>>(v: T, fields: readonly (
 }
 
 /** `.overwrite` callback filling each absent field of `defaults` (after the checks have seen what
- * was sent). */
-export function withDefaults<D extends Record<string, unknown>>(defaults: D) {
-  return <T extends Record<string, unknown>>(v: T): T => {
+ * was sent). Give only the defaults that take effect for the options sent (a function of the
+ * parsed input), so that the parsed input (the receipt's `input`) lists what was used and parses
+ * again unchanged: a filled default of a field that has no effect would be refused on the way
+ * back in. */
+export function withDefaults<T extends Record<string, unknown>>(defaults: Partial<T> | ((v: T) => Partial<T>)) {
+  return (v: T): T => {
+    const d = typeof defaults === 'function' ? defaults(v) : defaults;
     const out: Record<string, unknown> = { ...v };
-    for (const [k, d] of Object.entries(defaults)) if (out[k] === undefined) out[k] = d;
+    for (const [k, x] of Object.entries(d)) if (out[k] === undefined && x !== undefined) out[k] = x;
     return out as T;
   };
 }
