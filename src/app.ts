@@ -43,6 +43,7 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
     keyCache,
     signingKey,
     operations: [],
+    parts: {},
     nodeId: `${hostname()}-${process.pid}-${randomToken(4)}`,
     startedAt: new Date().toISOString(),
     version: VERSION,

@@ -145,17 +145,20 @@ function entryView(r: any): ChainEntryView {
   return { seq: Number(r.seq), zid: r.zid, kind: r.kind, ref: r.ref, at: r.at, payloadHash: r.payload_hash, prevHash: r.prev_hash, hash: r.hash };
 }
 
-const hubs = new WeakMap<App, ObserverHub>();
+declare module './types.ts' {
+  interface AppParts {
+    /** the observer feed's subscribers and LISTEN (created on first use) */
+    observerHub?: ObserverHub;
+  }
+}
 
 function hubOf(app: App): ObserverHub {
-  let h = hubs.get(app);
-  if (!h) { h = new ObserverHub(app); hubs.set(app, h); }
-  return h;
+  return (app.parts.observerHub ??= new ObserverHub(app));
 }
 
 /** Number of observer streams this node serves now. */
 export function observerSubscribers(app: App): number {
-  return hubs.get(app)?.subs.size ?? 0;
+  return app.parts.observerHub?.subs.size ?? 0;
 }
 
 export const operations: Operation[] = [

@@ -179,11 +179,30 @@ function buildSolverJob(ls: LoadedSolver, p: PreparedSolverInput, output: Solver
   if (output.stability) body.stability = output.stability;
   if (output.clamped && Object.keys(output.clamped).length) body.clamped = output.clamped;
   body.seed = p.seed;
-  body.input = p.own;
+  body.input = sealedInput(p.own);
   if (p.consts) body.consts = p.consts;
   if (p.query) body.query = p.query;
   if (p.acceptOutOfBound) body.acceptOutOfBound = true;
-  return { solver: d.name, domain: d.domain, method: output.method ?? d.method, operators: chain, version: 2, value: output.value, unit: d.unit, body };
+  return {
+    solver: d.name, domain: d.domain, method: output.method ?? d.method, operators: chain, version: 2, value: output.value, unit: d.unit, body,
+    ...(output.attachments && Object.keys(output.attachments).length ? { attachments: output.attachments } : {}),
+  };
+}
+
+/** Inputs larger than this (a CNF, a case file, a configuration, a long series) are sealed by
+ * their digest, not repeated in the receipt: `{sha256, bytes}` of the text (or of the RFC 8785
+ * JSON of an array or object). Whoever holds the file can check it against the receipt. */
+export const SEALED_INPUT_INLINE_BYTES = 64 * 1024;
+
+function sealedInput(own: Record<string, any>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(own)) {
+    const text = typeof v === 'string' ? v : v !== null && typeof v === 'object' ? canonicalJson(v) : null;
+    if (text !== null && text.length > SEALED_INPUT_INLINE_BYTES) {
+      out[k] = { sha256: sha256Hex(text), bytes: Buffer.byteLength(text), sealedBy: typeof v === 'string' ? 'sha256 of the text' : 'sha256 of the RFC 8785 JSON' };
+    } else out[k] = v;
+  }
+  return out;
 }
 
 const fmtPct = (x: number) => `${Number.isFinite(x) ? Number(x.toPrecision(3)) : x} %`;

@@ -14,8 +14,17 @@ import type { SolverPool } from '../solvers/engine/pool.ts';
 
 export type { Caller };
 
+/** Long-lived parts that an area of the node creates on first use (the live-compute hub, the
+ * observer hub, the literature client, the draining flag). Each area declares its own field by
+ * augmenting this interface from its module, so the state lives on the app, in plain sight, and
+ * goes with it; no module keeps per-app state of its own. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface AppParts {}
+
 /** The node's object graph, built by src/app.ts; every operation runs with it. */
 export interface App {
+  /** parts created on first use by the areas that own them (see AppParts) */
+  parts: AppParts;
   config: Config;
   db: Db;
   clock: Clock;

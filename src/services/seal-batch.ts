@@ -8,7 +8,7 @@
 import { SvcError, quotaExceeded } from '../core/errors.ts';
 import { pulseAt } from '../core/clock.ts';
 import { computeProof } from '../core/seal.ts';
-import { ulid } from '../core/ids.ts';
+import { sha256Hex, ulid } from '../core/ids.ts';
 import type { Queryable } from '../store/db.ts';
 import { buildEntries, payloadHash } from './chain.ts';
 import { canonicalJson } from '../core/canonical.ts';
@@ -41,6 +41,8 @@ export interface SealJob {
   unit?: string;
   /** extra response fields, in order: result, series, precision, stability, clamped, seed, … */
   body?: Record<string, unknown>;
+  /** large certificates kept beside the receipt, not in it (name → text; the body seals their digest) */
+  attachments?: Record<string, string>;
   folder?: string;
   cost: number;
   /** chain entry kind (default 'seal') */
@@ -104,6 +106,7 @@ export async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): P
   const issuedAt = new Date(tNow * 1000).toISOString();
   const outcomes: (SealedResponse | SvcError)[] = [];
   const receiptRows: unknown[][] = [];
+  const attachmentRows: unknown[][] = [];
   for (const job of jobs) {
     const m = state.get(job.zid);
     if (!m) { outcomes.push(new SvcError('UNAUTHORIZED', 'the machine of this key no longer exists')); continue; }
@@ -143,9 +146,13 @@ export async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): P
     } as unknown as SealedResponse;
     if (env.signer) (response as Record<string, unknown>).signature = signReceipt(env.signer, response);
     receiptRows.push([id, job.zid, folder, job.solver, job.version, svcProof, JSON.stringify(response), entry.seq]);
+    for (const [name, text] of Object.entries(job.attachments ?? {})) attachmentRows.push([id, name, sha256Hex(text), Buffer.byteLength(text), text]);
     outcomes.push(response);
   }
   if (receiptRows.length) await writeSeals(q, today, state, receiptRows);
+  for (const row of attachmentRows) {
+    await q.query('INSERT INTO receipt_attachments (receipt_id, name, sha256, bytes, body) VALUES ($1, $2, $3, $4, $5)', row);
+  }
   return outcomes;
 }
 
