@@ -9,7 +9,7 @@ import type { Clock } from '../core/clock.ts';
 import type { Caller } from '../core/caller.ts';
 import type { Sealer } from '../services/sealer.ts';
 import type { KeyCache } from '../services/key-cache.ts';
-import type { SigningKey } from '../services/keys.ts';
+import type { DeploymentKey, SigningKey } from '../services/keys.ts';
 import type { SolverPool } from '../solvers/engine/pool.ts';
 
 export type { Caller };
@@ -33,6 +33,13 @@ export interface App {
   keyCache: KeyCache;
   /** the deployment's Ed25519 signing key (loaded or created at start-up) */
   signingKey: SigningKey;
+  /** the checkpoint origin of the deployment's log (`<host[:port]>/log` of the first node's SVC_BASE_URL) */
+  logOrigin: string;
+  /** the log's Ed25519 note key (checkpoints) and the ECDSA P-256 attestation key, current ones */
+  logKey: DeploymentKey;
+  attestKey: DeploymentKey;
+  /** re-reads the current keys from the store (after a rotation, on this or another node) */
+  reloadKeys(): Promise<void>;
   operations: Operation[];
   nodeId: string;
   startedAt: string;
@@ -147,6 +154,8 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
   /** the query string is not input: it is ignored, not refused (hosted pages, whose own scripts
    * read `?…` parameters and whose links carry tracking parameters) */
   ignoreQuery?: boolean;
+  /** the request body is text (text/plain), handed to the input as `body` (never a tool) */
+  textBody?: boolean;
   handler(input: z.infer<S>, ctx: OpContext): Promise<unknown>;
 }
 
