@@ -135,7 +135,17 @@ async function main() {
     }
     let replay: boolean | null = null;
     if (opts.replay !== undefined) {
-      const r = await v.replayReceipt(receipt);
+      // --input name=path (repeatable): the original of an input the receipt seals by its digest
+      const inputs: Record<string, string> = {};
+      const argv = process.argv.slice(2);
+      for (let i = 0; i < argv.length; i++) {
+        const a = argv[i].startsWith('--input=') ? argv[i].slice(8) : argv[i] === '--input' ? argv[++i] ?? '' : null;
+        if (a === null) continue;
+        const eq = a.indexOf('=');
+        if (eq < 1) die(`--input takes name=path, got ${JSON.stringify(a)}`);
+        inputs[a.slice(0, eq)] = readFileSync(a.slice(eq + 1), 'utf8');
+      }
+      const r = await v.replayReceipt(receipt, { inputs });
       replay = r.ok;
       if (!r.ok) reasons.push(`replay: ${r.reason}`);
     }

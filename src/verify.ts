@@ -96,10 +96,13 @@ export async function checkConsistencyWithNode(url: string, receiptCp: Checkpoin
 
 /** Result keys a node adds besides the solver's own (svc_auto's dispatch record): not replayed. */
 const NOT_REPLAYED = ['dispatch'];
+/** Timings are measurements of one run, not results (sat's result.stats.solveMs and wallMs): a
+ * replay cannot and need not reproduce them. */
+const TIMINGS = ['solveMs', 'wallMs'];
 
 /** Runs the receipt's solver again from its input and seed at its sealed instant; value and result
  * must be bit-identical (canonical JSON equal, value compared with Object.is). */
-export async function replayReceipt(receipt: any): Promise<{ ok: boolean; reason?: string }> {
+export async function replayReceipt(receipt: any, opts: { inputs?: Record<string, string> } = {}): Promise<{ ok: boolean; reason?: string }> {
   const { loadSolvers } = await import('./solvers/engine/loader.ts');
   const { runUnsealed } = await import('./ops/solvers.ts');
   const solvers = await loadSolvers();
@@ -107,6 +110,19 @@ export async function replayReceipt(receipt: any): Promise<{ ok: boolean; reason
   if (!ls) return { ok: false, reason: `no solver named ${JSON.stringify(receipt?.solver)}: only solver receipts can be replayed` };
   if (!receipt.input || typeof receipt.input !== 'object') return { ok: false, reason: 'the receipt carries no input' };
   const body: Record<string, unknown> = { ...receipt.input };
+  // an input larger than 64 KiB is sealed by its digest (src/ops/solvers.ts): the original comes
+  // from the caller (svc verify --input name=path) and must hash to the sealed digest
+  const { createHash } = await import('node:crypto');
+  for (const [k, v] of Object.entries(body)) {
+    if (!v || typeof v !== 'object' || typeof (v as any).sha256 !== 'string' || typeof (v as any).sealedBy !== 'string') continue;
+    const given = opts.inputs?.[k];
+    if (given === undefined) return { ok: false, reason: `input ${k} is sealed by its SHA-256 (${(v as any).bytes} bytes); pass the original with --input ${k}=<file>` };
+    const isText = (v as any).sealedBy === 'sha256 of the text';
+    const value: unknown = isText ? given : JSON.parse(given);
+    const text = isText ? given : canonicalJson(value);
+    if (createHash('sha256').update(text).digest('hex') !== (v as any).sha256) return { ok: false, reason: `the ${k} given does not hash to the receipt's sealed digest` };
+    body[k] = value;
+  }
   if (receipt.acceptOutOfBound === true) body.acceptOutOfBound = true;
   let out: Record<string, any>;
   try {
@@ -116,7 +132,8 @@ export async function replayReceipt(receipt: any): Promise<{ ok: boolean; reason
   }
   if (out.seed !== receipt.seed) return { ok: false, reason: `seed ${out.seed} differs from the receipt's ${receipt.seed}` };
   if (!Object.is(out.value, receipt.value)) return { ok: false, reason: `value ${out.value} differs from the receipt's ${receipt.value}` };
-  const strip = (r: any) => (r && typeof r === 'object' ? Object.fromEntries(Object.entries(r).filter(([k]) => !NOT_REPLAYED.includes(k))) : r);
+  const strip = (r: any) => (r && typeof r === 'object' ? Object.fromEntries(Object.entries(r).filter(([k]) => !NOT_REPLAYED.includes(k)).map(([k, v]) => [k,
+    k === 'stats' && v && typeof v === 'object' ? Object.fromEntries(Object.entries(v as object).filter(([sk]) => !TIMINGS.includes(sk))) : v])) : r);
   if (canonicalJson(strip(out.result)) !== canonicalJson(strip(receipt.result))) return { ok: false, reason: 'result differs from the receipt\'s' };
   return { ok: true };
 }

@@ -115,3 +115,36 @@ test('every solver\'s default body, sealed by the node, replays bit for bit', { 
   assert.deepEqual(failures, []);
   assert.equal(replayed, solvers.length);
 });
+
+test('--replay of a receipt whose large input is sealed by its digest needs the original file, which must hash to it', async () => {
+  const { testNode } = await import('../helpers.ts');
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const run = promisify(execFile);
+  const CLI = new URL('../../bin/svc.js', import.meta.url).pathname;
+  const svc = (args: string[]) => run(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 120_000 }).then((r) => ({ code: 0, ...r }), (e) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }));
+  const t = await testNode();
+  try {
+    const key = (await t.machine('replay-big')).apiKey;
+    const base = await t.listen();
+    const n = 2000;
+    const cnf = `p cnf ${n} ${n}\n${Array.from({ length: n }, (_, i) => `${i + 1} -${((i + 1) % n) + 1} 0`).join('\n')}\nc ${'y'.repeat(70_000)}\n`;
+    const r = await t.call('POST', '/api/svc/sat', { cnf }, key);
+    assert.equal(r.status, 200, r.text);
+    assert.equal(typeof r.body.input.cnf.sha256, 'string');
+    const dir = mkdtempSync(join(tmpdir(), 'svc-replay-'));
+    writeFileSync(join(dir, 'r.json'), JSON.stringify(r.body));
+    writeFileSync(join(dir, 'f.cnf'), cnf);
+    writeFileSync(join(dir, 'wrong.cnf'), cnf.replace('1 -2 0', '1 2 0'));
+    const without = await svc(['verify', join(dir, 'r.json'), '--url', base, '--replay']);
+    assert.equal(without.code, 1);
+    assert.match(without.stdout + without.stderr, /--input cnf=/);
+    const wrong = await svc(['verify', join(dir, 'r.json'), '--url', base, '--replay', '--input', `cnf=${join(dir, 'wrong.cnf')}`]);
+    assert.equal(wrong.code, 1);
+    const ok = await svc(['verify', join(dir, 'r.json'), '--url', base, '--replay', '--input', `cnf=${join(dir, 'f.cnf')}`]);
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+  } finally { await t.close(); }
+});
