@@ -32,6 +32,7 @@ export const operations: Operation[] = [
     brief: 'Describe a problem in plain English: the best-matching solver runs and seals its result.',
     hints: SEALING,
     output: sealedResult(),
+    seriesOptIn: true,
     method: 'POST',
     path: '/api/svc/auto',
     access: 'key',

@@ -93,7 +93,7 @@ export const operations: Operation[] = [
     title: 'Deploy a contract',
     brief: 'Deploy a contract from a template id or a definition; anchored on your chain.',
     hints: CREATES,
-    output: z.object({ contract: z.object({ id: z.string(), state: z.string() }) }),
+    output: z.object({ id: z.string(), state: z.string(), fireCount: z.number(), terminal: z.boolean() }),
     method: 'POST',
     path: '/api/contracts',
     access: 'key',

@@ -36,7 +36,7 @@ export const operations: Operation[] = [
     title: 'Search the literature',
     brief: 'Search six literature sources at once: deduplicated, ranked paper records with ids and abstract snippets.',
     hints: { readOnly: true, destructive: false, idempotent: true, openWorld: true },
-    output: z.object({ count: z.number(), results: z.array(z.object({ id: z.string(), title: z.string() })), sources: z.array(z.object({ source: z.string(), status: z.string() })) }),
+    output: z.object({ count: z.number(), results: z.array(z.object({ id: z.string(), title: z.string() })), sources: z.record(z.string(), z.object({ status: z.string() })) }),
     method: 'GET',
     path: '/api/papers/search',
     access: 'public',
