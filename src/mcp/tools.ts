@@ -111,13 +111,14 @@ export function toolDefinitions(app: App): ToolDefinition[] {
   const hit = cache.get(app);
   if (hit) return hit;
   const defs = toolOperations(app).map((op): ToolDefinition => {
-    const h = op.hints;
-    if (!h || !op.title) throw new Error(`tool ${op.tool}: every tool declares a title and hints`);
+    // every tool declares its title and hints (test/mcp/tools.test.ts); one that does not gets
+    // its name and the MCP defaults (the most cautious reading: may change, delete, reach out)
+    const h = op.hints ?? { readOnly: false, destructive: true, idempotent: false, openWorld: true };
     const full = outputSchemaOf(op);
     const outputSchema = full && compactOutputSchema(full);
     return {
       name: op.tool!,
-      title: op.title,
+      title: op.title ?? op.tool!.replace(/^svc_/, '').replace(/_/g, ' '),
       description: describeOp(op),
       inputSchema: compactInputSchema(op),
       ...(outputSchema ? { outputSchema } : {}),

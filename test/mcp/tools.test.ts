@@ -34,6 +34,9 @@ test('every tool has a title, all four annotations and an output schema; read-on
   try {
     const { tools } = await c.listTools();
     assert.ok(tools.length >= 57, `${tools.length} tools`);
+    for (const op of t.app.operations.filter((o) => o.tool && o.access !== 'admin')) {
+      assert.ok(op.title && op.hints && op.output, `${op.tool}: its declaration gives title, hints and output`);
+    }
     for (const tool of tools) {
       assert.ok(tool.title && tool.title.length <= 40, `${tool.name}: title`);
       assert.ok(tool.description && tool.description.length <= 160, `${tool.name}: description of ${tool.description?.length} characters`);
