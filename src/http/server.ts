@@ -3,8 +3,9 @@
 // body here and nowhere else.
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { parse as parseQs } from 'node:querystring';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import type { App } from '../ops/types.ts';
-import type { Operation, RawReply } from '../ops/types.ts';
+import type { EventFrame, EventStreamReply, Operation, RawReply } from '../ops/types.ts';
 import { SvcError, type ErrorCode } from '../core/errors.ts';
 import { parseJsonBody } from '../core/json.ts';
 import { asSvcError, bearerOf, invoke, resolveCaller, type InvokeBase } from '../ops/invoke.ts';
@@ -91,6 +92,38 @@ function requestBase(req: FastifyRequest, reply: FastifyReply, caller: InvokeBas
 
 function isRaw(x: unknown): x is RawReply {
   return !!x && typeof x === 'object' && (x as any).raw === true && 'body' in (x as any);
+}
+
+function isEventStream(x: unknown): x is EventStreamReply {
+  return !!x && typeof x === 'object' && (x as any).raw === true && 'events' in (x as any);
+}
+
+/** The response headers of every Server-Sent-Events answer: not cached, not transformed, not
+ * buffered by a reverse proxy (nginx reads x-accel-buffering). */
+const EVENT_STREAM_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' };
+
+/** One event in the text/event-stream wire format (WHATWG HTML §9.2.6). */
+export function encodeEventFrame(f: EventFrame): string {
+  let s = '';
+  if (f.comment !== undefined) for (const line of f.comment.split('\n')) s += `: ${line}\n`;
+  if (f.retry !== undefined) s += `retry: ${f.retry}\n`;
+  if (f.id !== undefined) s += `id: ${f.id}\n`;
+  if (f.event !== undefined) s += `event: ${f.event}\n`;
+  if (f.data !== undefined) for (const line of f.data.split('\n')) s += `data: ${line}\n`;
+  return s + '\n';
+}
+
+/** Answers with an event stream: its frames are encoded as they come; when the client goes away
+ * the stream is destroyed, which tells its producer (src/live/sse.ts). */
+function sendEventStream(reply: FastifyReply, events: Readable): FastifyReply {
+  const body = new Transform({
+    writableObjectMode: true,
+    transform(frame: EventFrame, _enc, cb) { cb(null, encodeEventFrame(frame)); },
+  });
+  pipeline(events, body, () => { /* ended, or cut short by the client: the producer knows */ });
+  reply.raw.once('close', () => { if (!events.destroyed) events.destroy(); });
+  reply.headers(EVENT_STREAM_HEADERS);
+  return reply.code(200).send(body);
 }
 
 export async function buildHttp(app: App, opts: HttpOptions = {}): Promise<FastifyInstance> {
@@ -216,6 +249,14 @@ function registerOperation(fastify: FastifyInstance, app: App, op: Operation): v
         raw = op.ignoreQuery ? { ...params } : { ...coerceQuery((req.query ?? {}) as Record<string, unknown>, schema), ...params };
       } else {
         const body = req.body;
+        // an operation that reads its body as text (the witness's add-checkpoint) gets it as `body`
+        if (op.textBody) {
+          if (typeof body !== 'string') throw new SvcError('UNSUPPORTED_MEDIA_TYPE', 'send the body as text/plain');
+          raw = { body, ...params };
+          const out = await invoke(app, op, raw, requestBase(req, reply, caller, bearer));
+          if (isRaw(out)) { if (out.headers) reply.headers(out.headers); return reply.code(out.status ?? 200).send(out.body); }
+          return reply.type('application/json; charset=utf-8').send(out);
+        }
         // no body at all is an empty object; a body that is JSON but not an object (null, an
         // array, a string, a number) is refused
         if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
@@ -224,6 +265,7 @@ function registerOperation(fastify: FastifyInstance, app: App, op: Operation): v
         raw = { ...((body as Record<string, unknown>) ?? {}), ...params };
       }
       const out = await invoke(app, op, raw, requestBase(req, reply, caller, bearer));
+      if (isEventStream(out)) return sendEventStream(reply, out.events);
       if (isRaw(out)) {
         if (out.headers) reply.headers(out.headers);
         return reply.code(out.status ?? 200).send(out.body);

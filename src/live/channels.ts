@@ -8,11 +8,11 @@
 // overlap: when tick k ends, every later slot whose start is more than OVERRUN_GRACE_MS in the
 // past is skipped (an event `skip`, no token), and the next tick waits for its own slot.
 //
-// Delivery: every event is stored (stream_events) before it is published; subscribers (SSE
-// streams) get it in-process, and a db.notify on 'svc_stream_events' tells subscribers on other
-// nodes sharing the database to read it from the store. SSE streams send strictly consecutive
-// ids and fill gaps from the store, so a resume with Last-Event-ID never loses or repeats one.
-import { Readable, type Writable } from 'node:stream';
+// Delivery: every event is stored (stream_events) before it is published; subscribers (event
+// streams, src/live/sse.ts) get it in-process, and a db.notify on 'svc_stream_events' tells
+// subscribers on other nodes sharing the database to read it from the store. The streams send
+// strictly consecutive ids and fill gaps from the store, so a resume with Last-Event-ID never
+// loses or repeats one.
 import { performance } from 'node:perf_hooks';
 import type { App } from '../ops/types.ts';
 import { SvcError, isSvcError } from '../core/errors.ts';
@@ -23,9 +23,8 @@ import {
   type PreparedSource, type StepOutcome,
 } from './steps.ts';
 import { evalNumber, type CompiledExpr } from './expr.ts';
-import {
-  channelEnded, channelStarted, liveInterval, liveTimeout, subscriberAdded, subscriberRemoved,
-} from './registry.ts';
+import { channelEnded, channelStarted, liveTimeout, subscriberAdded, subscriberRemoved } from './registry.ts';
+import { EventStream, Fanout, notifyPayload, type EventLog } from './sse.ts';
 
 export const SVCOND_MS = 777;
 export const MAX_TICKS = 600;
@@ -33,7 +32,6 @@ export const DEFAULT_STREAMS_PER_MACHINE = 5;
 export const DEFAULT_STREAMS_PER_NODE = 200;
 /** a slot whose start passed by more than this while the previous tick ran is skipped */
 export const OVERRUN_GRACE_MS = 388;
-export const HEARTBEAT_MS = 15_000;
 export const EVENTS_CHANNEL = 'svc_stream_events';
 export const CONTROL_CHANNEL = 'svc_stream_control';
 export const CHANNEL_ID_RE = /^ch_[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -337,60 +335,79 @@ export class Channel {
 export class LiveHub {
   readonly app: App;
   readonly channels = new Map<string, Channel>();
-  private readonly subs = new Map<string, Set<SseStream>>();
-  private listening: Promise<void> | null = null;
-  private readonly unlisten: (() => Promise<void>)[] = [];
+  /** event streams by channel id */
+  private readonly subs: Fanout<EventStream>;
   shuttingDown = false;
 
   constructor(app: App) {
     this.app = app;
+    this.subs = new Fanout(app, () => ({ [EVENTS_CHANNEL]: (p: string) => this.onNotify(p), [CONTROL_CHANNEL]: (p: string) => this.onControl(p) }));
     app.onClose.push(() => this.shutdown());
     app.beforeClose.push(() => this.shutdown());
   }
 
   ensureListening(): Promise<void> {
-    this.listening ??= (async () => {
-      try {
-        this.unlisten.push(await this.app.db.listen(EVENTS_CHANNEL, (p) => this.onNotify(p)));
-        this.unlisten.push(await this.app.db.listen(CONTROL_CHANNEL, (p) => this.onControl(p)));
-      } catch { /* without LISTEN, delivery on this node still works */ }
-    })();
-    return this.listening;
+    return this.subs.ensureListening().catch(() => { /* without LISTEN, delivery on this node still works */ });
   }
 
   publish(channelId: string, ev: LiveEvent): void {
-    for (const s of [...(this.subs.get(channelId) ?? [])]) s.offer(ev);
+    for (const s of this.subs.of(channelId)) s.offer({ id: ev.seq, event: ev.kind, data: ev.data });
     if (this.shuttingDown && ev.kind !== 'end') return;
     void this.app.db.notify(EVENTS_CHANNEL, JSON.stringify({ c: channelId, s: ev.seq, k: ev.kind, n: this.app.nodeId })).catch(() => {});
   }
 
   private onNotify(payload: string): void {
-    let m: any;
-    try { m = JSON.parse(payload); } catch { return; }
+    const m = notifyPayload(payload);
     if (!m || typeof m.c !== 'string' || !Number.isInteger(m.s) || m.n === this.app.nodeId) return;
-    for (const s of [...(this.subs.get(m.c) ?? [])]) s.signal(m.s);
+    for (const s of this.subs.of(m.c)) s.hint(m.s as number);
   }
 
   private onControl(payload: string): void {
-    let m: any;
-    try { m = JSON.parse(payload); } catch { return; }
+    const m = notifyPayload(payload);
     if (m && typeof m.close === 'string') void this.channels.get(m.close)?.close(typeof m.reason === 'string' ? m.reason : 'closed');
   }
 
-  subscribe(channelId: string, s: SseStream): void {
-    let set = this.subs.get(channelId);
-    if (!set) { set = new Set(); this.subs.set(channelId, set); }
-    set.add(s);
+  /** The body of GET /api/streams/:id/events: stored events after the resume point, then live
+   * ones, each `id: <seq>` / `event: <kind>` / `data: <json>`; it ends after the `end` event. A
+   * snapshot sends what is stored and ends (requests made through svc_http). */
+  events(channelId: string, opts: { lastEventId: number | null; snapshot: boolean }): EventStream {
+    const s: EventStream = new EventStream({
+      preamble: { comment: `svc stream ${channelId}`, retry: 2000 },
+      log: this.channelLog(channelId),
+      lastId: opts.lastEventId ?? -1,
+      finalEvent: 'end',
+      snapshot: opts.snapshot,
+      onStop: (gone) => this.unsubscribe(channelId, s, gone),
+    });
+    this.subs.add(channelId, s);
     subscriberAdded();
+    void this.ensureListening().then(() => s.start());
+    return s;
+  }
+
+  private channelLog(channelId: string): EventLog {
+    const db = this.app.db;
+    return {
+      async read(after, limit) {
+        const rows = await db.query<{ seq: number; kind: EventKind; data: string }>(
+          'SELECT seq, kind, data FROM stream_events WHERE channel_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [channelId, after, limit]);
+        return rows.map((r) => ({ id: Number(r.seq), event: r.kind, data: r.data }));
+      },
+      // nothing after the resume point: if the channel has ended (its end event is at or before
+      // it), there is nothing more to wait for
+      over: async () => {
+        if (this.channels.has(channelId)) return false;
+        const st = await db.query<{ state: string }>('SELECT state FROM stream_channels WHERE id = $1', [channelId]);
+        return !st.length || st[0].state !== 'open';
+      },
+    };
   }
 
   /** Removes a subscriber; `gone` = the client went away before the end event. */
-  unsubscribe(channelId: string, s: SseStream, gone: boolean): void {
-    const set = this.subs.get(channelId);
-    if (!set || !set.delete(s)) return;
+  private unsubscribe(channelId: string, s: EventStream, gone: boolean): void {
+    if (!this.subs.remove(channelId, s)) return;
     subscriberRemoved();
-    if (!set.size) this.subs.delete(channelId);
-    if (gone && !set.size && !this.shuttingDown) void this.closeOnDisconnect(channelId);
+    if (gone && !this.subs.of(channelId).length && !this.shuttingDown) void this.closeOnDisconnect(channelId);
   }
 
   private async closeOnDisconnect(channelId: string): Promise<void> {
@@ -418,8 +435,9 @@ export class LiveHub {
   private shutdownPromise: Promise<void> | null = null;
 
   /** Closes every local channel (final event 'closed', reason node-shutdown) and ends every SSE
-   * response. Runs from app.close(); the HTTP layer should also call it before it drains
-   * in-flight requests (shutdownLive), or open SSE responses delay the drain. */
+   * response (a client following a channel of another node resumes with Last-Event-ID). Runs from
+   * app.close(); the HTTP layer also calls it before it drains in-flight requests
+   * (app.beforeClose), or open SSE responses would delay the drain. The LISTENs close with the app. */
   shutdown(): Promise<void> {
     this.shutdownPromise ??= this.doShutdown();
     return this.shutdownPromise;
@@ -428,22 +446,24 @@ export class LiveHub {
   private async doShutdown(): Promise<void> {
     this.shuttingDown = true;
     await Promise.all([...this.channels.values()].map((c) => c.close('node-shutdown')));
-    for (const set of [...this.subs.values()]) for (const s of [...set]) s.stop();
-    for (const u of this.unlisten.splice(0)) await u().catch(() => {});
+    for (const s of this.subs.all()) s.finish();
   }
 }
 
-const hubs = new WeakMap<App, LiveHub>();
+declare module '../ops/types.ts' {
+  interface AppParts {
+    /** live compute of this app: its channels and their fan-out (created on first use) */
+    liveHub?: LiveHub;
+  }
+}
 
 /** Stops live compute of an app (idempotent): for a preClose hook of the HTTP server. */
 export function shutdownLive(app: App): Promise<void> {
-  return hubs.get(app)?.shutdown() ?? Promise.resolve();
+  return app.parts.liveHub?.shutdown() ?? Promise.resolve();
 }
 
 export function hubFor(app: App): LiveHub {
-  let h = hubs.get(app);
-  if (!h) { h = new LiveHub(app); hubs.set(app, h); }
-  return h;
+  return (app.parts.liveHub ??= new LiveHub(app));
 }
 
 /** Marks an 'open' channel whose node stopped ticking long ago as failed, with a final event. */
@@ -457,113 +477,6 @@ export async function reapIfLost(app: App, channelId: string): Promise<void> {
     const data = JSON.stringify({ channel: channelId, status: 'end', state: 'failed', reason: 'node-lost' });
     await q.query('INSERT INTO stream_events (channel_id, seq, kind, at, data) VALUES ($1, $2, $3, $4, $5)', [channelId, Number(next), 'end', now, data]);
   });
-}
-
-/** The SSE body of GET /api/streams/:id/events: stored events after the resume point, then
- * live ones, each `id: <seq>` / `event: <kind>` / `data: <json>`; ends after the `end` event. */
-export class SseStream extends Readable {
-  private readonly hub: LiveHub;
-  private readonly channelId: string;
-  private lastSent: number;
-  private started = false;
-  private ended = false;
-  private pulling = false;
-  private dirty = false;
-  private stopHeartbeat: (() => void) | null = null;
-  /** replay what is stored and close, without following live (requests made through svc_http,
-   * which buffers whole responses) */
-  private snapshot = false;
-
-  constructor(hub: LiveHub, channelId: string, opts: { lastEventId: number | null; snapshot: boolean }) {
-    super();
-    this.hub = hub;
-    this.channelId = channelId;
-    this.lastSent = opts.lastEventId ?? -1;
-    this.snapshot = opts.snapshot;
-  }
-
-  override _read(): void { this.begin(); }
-
-  private begin(): void {
-    if (this.started || this.destroyed) return;
-    this.started = true;
-    this.hub.subscribe(this.channelId, this);
-    this.push(`: svc stream ${this.channelId}\nretry: 2000\n\n`);
-    this.stopHeartbeat = liveInterval(() => { if (!this.ended && !this.destroyed) this.push(': keep-alive\n\n'); }, HEARTBEAT_MS);
-    void this.hub.ensureListening().then(() => this.schedulePull());
-  }
-
-  offer(ev: LiveEvent): void {
-    if (this.ended || this.destroyed) return;
-    if (!this.pulling && ev.seq === this.lastSent + 1) this.write(ev.seq, ev.kind, ev.data);
-    else if (ev.seq > this.lastSent) this.schedulePull();
-  }
-
-  signal(seq: number): void {
-    if (!this.ended && !this.destroyed && seq > this.lastSent) this.schedulePull();
-  }
-
-  private schedulePull(): void {
-    if (this.pulling) { this.dirty = true; return; }
-    void this.pull();
-  }
-
-  private async pull(): Promise<void> {
-    this.pulling = true;
-    try {
-      do {
-        this.dirty = false;
-        const rows = await this.hub.app.db.query<{ seq: number; kind: EventKind; data: string }>(
-          'SELECT seq, kind, data FROM stream_events WHERE channel_id = $1 AND seq > $2 ORDER BY seq LIMIT 200', [this.channelId, this.lastSent]);
-        for (const r of rows) {
-          if (this.ended || this.destroyed) return;
-          if (Number(r.seq) !== this.lastSent + 1) break;
-          this.write(Number(r.seq), r.kind, r.data);
-        }
-        if (rows.length === 200) this.dirty = true;
-        if (!rows.length && !this.ended && !this.hub.channels.has(this.channelId)) {
-          // nothing after the resume point: if the channel has ended (its end event is at or
-          // before lastSent), there is nothing more to wait for
-          const st = await this.hub.app.db.query<{ state: string }>('SELECT state FROM stream_channels WHERE id = $1', [this.channelId]);
-          if (!st.length || st[0].state !== 'open') this.finishStream();
-        }
-      } while (this.dirty && !this.ended && !this.destroyed);
-      if (this.snapshot && !this.ended && !this.destroyed) this.finishStream();
-    } catch {
-      if (!this.destroyed) this.destroy();
-    } finally {
-      this.pulling = false;
-    }
-  }
-
-  private write(seq: number, kind: EventKind, data: string): void {
-    this.push(`id: ${seq}\nevent: ${kind}\ndata: ${data}\n\n`);
-    this.lastSent = seq;
-    if (kind === 'end') this.finishStream();
-  }
-
-  /** Ends the response gracefully (node shutdown); a client may resume elsewhere with Last-Event-ID. */
-  stop(): void {
-    if (!this.destroyed) this.finishStream();
-  }
-
-  private finishStream(): void {
-    if (this.ended) return;
-    this.ended = true;
-    this.cleanup(false);
-    this.push(null);
-  }
-
-  private cleanup(gone: boolean): void {
-    this.stopHeartbeat?.();
-    this.stopHeartbeat = null;
-    if (this.started) this.hub.unsubscribe(this.channelId, this, gone);
-  }
-
-  override _destroy(err: Error | null, cb: (e?: Error | null) => void): void {
-    if (!this.ended) { this.ended = true; this.cleanup(true); }
-    cb(err);
-  }
 }
 
 export function parseLastEventId(v: unknown): number | null {

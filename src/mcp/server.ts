@@ -44,7 +44,7 @@ interface Session {
 
 const SESSION_IDLE_MS = 30 * 60 * 1000;
 /** a tools/call may carry a user's file (an 8 MiB CNF or MATPOWER case) plus its JSON escaping */
-const MCP_BODY_LIMIT = 10 * 1024 * 1024;
+const MCP_BODY_LIMIT = 12 * 1024 * 1024;
 const MAX_SESSIONS = 1000;
 
 /** What the face knows about the HTTP request that carried an MCP message. */

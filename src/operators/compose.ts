@@ -8,17 +8,19 @@
 //   B  sequential timeline, when any operator has kind 'ode': a state y flows through the
 //      operators in order; an algebraic operator maps y -> f(y, ...), an 'ode' operator
 //      integrates dy/dt = f(t, y, ...) over [0, tMax] with classical RK4 (src/solvers/lib/ode.ts;
-//      steps from consts.steps). y starts at inputs.y0 (default 0).
+//      steps from consts.steps). y starts at the initial state given as inputs.y0 or inputs.y
+//      (default 0); the unit is the last operator's.
 //   A  algebraic product, when two or more operators follow KO42: value = S x prod(v_i), unit =
-//      the product of the units (mathjs unit algebra).
-//   C  single-operator fallback: value = S x v_1.
+//      the product of the declared units, symbol by symbol (units.ts productOfUnits): the unit
+//      of the value in the scale it is in, never a name picked from the dimension alone.
+//   C  single-operator fallback: value = S x v_1, in the operator's declared unit (as svc_compute).
 import { SvcError } from '../core/errors.ts';
 import { ALPHA, PULSE_HZ, SVCOND_SECONDS, pulseAt } from '../core/clock.ts';
 import { rk4Integrate } from '../solvers/lib/ode.ts';
 import { evaluateSI, evaluateWithUnits, getOperator, relativeDiffPct, unitLabel } from './catalog.ts';
 import { bindInputs } from './gate.ts';
 import { compileSafe, type SafeExpression } from '../core/sandbox.ts';
-import { umath, isDimensionless, isUnit } from './units.ts';
+import { umath, productOfUnits } from './units.ts';
 import type { OperatorDef } from './types.ts';
 
 export const MAX_UNIFIED_OPERATORS = 8;
@@ -77,18 +79,14 @@ function checkedUnit(u: string | undefined, id: string): string {
   return u.trim();
 }
 
-/** The product of several declared units, as a mathjs unit string ('1' when dimensionless). */
+/** The unit of a product of values in these declared units (see productOfUnits in units.ts). */
 export function productUnit(units: string[]): string {
-  let acc: any = null;
-  for (const u of units) {
-    if (isDimensionless(u)) continue;
-    const x = umath().unit(1, u);
-    acc = acc ? umath().multiply(acc, x) : x;
-  }
-  if (!acc || !isUnit(acc)) return '1';
-  const s = ((acc as any).simplify().formatUnits() as string);
-  return s.trim() || '1';
+  return productOfUnits(units);
 }
+
+/** consts the composition reads; anything else is refused rather than ignored. */
+const CONST_KEYS = ['t', 'alpha', 'f_H', 'T_Z', 'tMax', 'steps'];
+const TIMELINE_CONSTS = ['tMax', 'steps'];
 
 export function resolveOperators(list: UnifiedOperator[]): Resolved[] {
   if (!Array.isArray(list)) throw invalid('operators must be an array');
@@ -108,6 +106,10 @@ export function resolveOperators(list: UnifiedOperator[]): Resolved[] {
     if (item.equation === undefined || item.equation === null) {
       const def = getOperator(item.id);
       if (!def) throw invalid(`unknown operator '${item.id}' (give an equation for a custom operator)`);
+      if (item.kind === 'ode') throw invalid(`${def.id} is a catalogued (algebraic) operator; kind 'ode' needs an equation dy/dt = f(t, y, ...)`, 'operators.kind');
+      if (item.unit !== undefined && item.unit.trim() !== def.output.unit.trim()) {
+        throw invalid(`${def.id} gives its value in its declared unit '${def.output.unit}'; unit '${item.unit}' applies only to custom operators`, 'operators.unit');
+      }
       if (def.id === 'KO42' || seen.has(def.id)) continue;
       seen.add(def.id);
       out.push({ id: def.id, def, kind: 'algebraic', unit: def.output.unit });
@@ -128,7 +130,10 @@ export function resolveOperators(list: UnifiedOperator[]): Resolved[] {
 /** Composes the operators. `now` is the clock instant used when consts.t is not given. */
 export function composeUnified(req: UnifiedRequest, now: number): UnifiedOutcome {
   const consts = req.consts ?? {};
-  for (const [k, v] of Object.entries(consts)) if (typeof v !== 'number' || !Number.isFinite(v)) throw invalid(`consts.${k} must be a finite number`, `consts.${k}`);
+  for (const [k, v] of Object.entries(consts)) {
+    if (!CONST_KEYS.includes(k)) throw invalid(`consts.${k} is not read by the composition (consts: ${CONST_KEYS.join(', ')})`, `consts.${k}`);
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw invalid(`consts.${k} must be a finite number`, `consts.${k}`);
+  }
   const t = consts.t ?? now;
   const alpha = consts.alpha ?? ALPHA;
   const f_H = consts.f_H ?? PULSE_HZ;
@@ -139,18 +144,28 @@ export function composeUnified(req: UnifiedRequest, now: number): UnifiedOutcome
   const R_t = S * (1 + alpha * Math.sin(phase));
   const resolved = resolveOperators(req.operators ?? []);
   const rawInputs = req.inputs ?? {};
+  const hasOde = resolved.some((r) => r.kind === 'ode');
+  if (!hasOde) {
+    for (const k of TIMELINE_CONSTS) {
+      if (k in consts) throw invalid(`consts.${k} applies only to a timeline with an operator of kind 'ode'; none is given`, `consts.${k}`);
+    }
+  }
 
   // Catalogued operators go through the dimensional gate; custom ones read raw numbers.
   const catalogDefs = resolved.filter((r) => r.def).map((r) => r.def!);
   const customSymbols = new Set(resolved.flatMap((r) => r.safe?.symbols ?? []));
   const catalogKeys = new Set(catalogDefs.flatMap((d) => Object.keys(d.inputs)));
+  // The timeline's initial state (strategy B): inputs.y0, or inputs.y (the state's own name) when
+  // no catalogued operator declares an input y. Giving both is ambiguous and refused.
+  const stateKeys = hasOde ? ['y0', ...(catalogKeys.has('y') ? [] : ['y'])].filter((k) => Object.prototype.hasOwnProperty.call(rawInputs, k)) : [];
+  if (stateKeys.length > 1) throw invalid('the initial state is given twice (inputs.y0 and inputs.y); give one', 'inputs.y0');
   const forCatalog: Record<string, unknown> = {};
   const numeric: Record<string, number> = {};
   for (const [k, v] of Object.entries(rawInputs)) {
     if (catalogKeys.has(k)) forCatalog[k] = v;
     if (typeof v === 'number' && Number.isFinite(v)) numeric[k] = v;
     else if (!catalogKeys.has(k)) throw invalid(`inputs.${k} must be a finite number`, `inputs.${k}`);
-    if (!catalogKeys.has(k) && !customSymbols.has(k) && k !== 'y0') {
+    if (!catalogKeys.has(k) && !customSymbols.has(k) && !stateKeys.includes(k)) {
       throw new SvcError('DIMENSIONAL_GATE', `unknown input key '${k}': no operator reads it`, { details: { value: null, keys: [k] } });
     }
   }
@@ -158,7 +173,6 @@ export function composeUnified(req: UnifiedRequest, now: number): UnifiedOutcome
 
   const base: Record<string, unknown> = { ...numeric, t, alpha, f_H, T_Z, S, R_t, phase };
   const intermediates: Intermediate[] = [];
-  const hasOde = resolved.some((r) => r.kind === 'ode');
   const strategy: UnifiedOutcome['strategy'] = hasOde ? 'B' : resolved.length >= 2 ? 'A' : 'C';
 
   let worstGap = 0;
@@ -186,7 +200,15 @@ export function composeUnified(req: UnifiedRequest, now: number): UnifiedOutcome
     const steps = Math.round(consts.steps ?? DEFAULT_RK4_STEPS);
     if (!(tMax > 0) || tMax > 1e6) throw invalid('consts.tMax must be in (0, 1e6]', 'consts.tMax');
     if (!(steps >= 1 && steps <= MAX_RK4_STEPS)) throw invalid(`consts.steps must be 1..${MAX_RK4_STEPS}`, 'consts.steps');
-    let y = typeof rawInputs.y0 === 'number' ? rawInputs.y0 : 0;
+    const stateKey = stateKeys[0];
+    let y = stateKey ? numeric[stateKey] : 0;
+    const first = resolved[0];
+    // the state enters the first operator; when that one is algebraic and reads neither y nor the
+    // key (and, for y0, no operator reads y0 as a parameter), the given state would be ignored
+    const firstReads = first.kind === 'ode' || !!first.safe?.symbols.some((n) => n === 'y' || n === stateKey);
+    if (stateKey && !firstReads && !(stateKey === 'y0' && customSymbols.has('y0'))) {
+      throw invalid(`inputs.${stateKey} is the timeline's initial state, but the first operator ${first.id} does not read it (it reads neither y nor ${stateKey})`, `inputs.${stateKey}`);
+    }
     const parts: string[] = [];
     const integrate = (r: Resolved, y0: number, n: number): number => {
       const state = new Float64Array([y0]);

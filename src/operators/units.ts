@@ -132,3 +132,75 @@ export function toDeclared(x: unknown, u: string): number | null {
   } catch { /* fall through to SI */ }
   return ((x as any).value as number) / siFactor(u);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The unit of a product of values (svc_unified's algebraic product)
+//
+// A composed value is the product of numbers each in its operator's declared unit, so its unit is
+// the product of those declared units, symbol by symbol: equal symbols (same prefix and unit) add
+// their powers and cancel at zero; different symbols are kept, so the unit is always in the scale
+// the value is in ("kN*m", never "J" for a value in kN m). A unit name is never chosen from the
+// dimension alone (mathjs's simplify() does that and picks whatever unit was defined last for the
+// dimension: knot for m/s, P for Pa s, Sv for J/kg, lx for cd/m^2). The one exception: when the
+// product is SI-coherent (its factor to SI is exactly 1) and its dimension is that of one of the
+// special names below, it is written with that name (N x m = J, V x A = W). Each of these is the
+// only special name of its dimension (SI Brochure, 9th ed., Table 4); left out on purpose are the
+// names that share a dimension with another quantity: Hz and Bq (1/s), Gy and Sv (J/kg), lm and
+// lx (cd sr and cd sr/m^2, the steradian being 1), kat (mol/s), Pa (also J/m^3).
+const NAMED_COHERENT = ['N', 'J', 'W', 'C', 'V', 'F', 'ohm', 'S', 'Wb', 'T', 'H'];
+
+const REL = 1e-12;
+const sameArray = (a: number[], b: number[]) => a.length === b.length && a.every((x, i) => Math.abs(x - b[i]) <= REL);
+const formatPower = (name: string, p: number) => (p === 1 ? name : `${name}^${p}`);
+
+/** A product of symbols with powers as a mathjs-parseable string: "kg*m/s^2", "J/(kg*K)", "1/s". */
+export function formatUnitProduct(tokens: [string, number][]): string {
+  const num = tokens.filter(([, p]) => p > 0).map(([n, p]) => formatPower(n, p));
+  const den = tokens.filter(([, p]) => p < 0).map(([n, p]) => formatPower(n, -p));
+  const top = num.length ? num.join('*') : '1';
+  if (!den.length) return top;
+  return `${top}/${den.length === 1 ? den[0] : `(${den.join('*')})`}`;
+}
+
+/** SI factor and dimension of a unit string (the factor is 1 for an SI-coherent unit). */
+function unitSignature(u: string): { factor: number; dims: number[] } {
+  if (isDimensionless(u)) return { factor: 1, dims: dimensionsOf(u) };
+  const x = umath().unit(1, u) as any;
+  return { factor: x.value as number, dims: x.dimensions as number[] };
+}
+
+/**
+ * The unit of a product of values given in the declared units `units` (see above). One unit (the
+ * others dimensionless) is returned as written; "1" when every unit is dimensionless or all
+ * symbols cancel.
+ */
+export function productOfUnits(units: string[]): string {
+  const real = units.map((u) => u.trim()).filter((u) => !isDimensionless(u));
+  if (real.length === 0) return '1';
+  if (real.length === 1) return real[0];
+  const powers = new Map<string, number>();
+  let factor = 1;
+  let dims: number[] = new Array(umathBase().length).fill(0);
+  for (const u of real) {
+    const x = umath().unit(1, u) as any;
+    for (const part of x.units) {
+      const name = `${part.prefix?.name ?? ''}${part.unit.name}`;
+      powers.set(name, (powers.get(name) ?? 0) + part.power);
+    }
+    factor *= x.value as number;
+    dims = dims.map((d, i) => d + (x.dimensions[i] ?? 0));
+  }
+  const tokens = [...powers].filter(([, p]) => Math.abs(p) > REL).map(([n, p]) => [n, Math.round(p * 1e9) / 1e9] as [string, number]);
+  if (!tokens.length) return '1';
+  let out = formatUnitProduct(tokens);
+  if (Math.abs(factor - 1) <= REL && !(tokens.length === 1 && tokens[0][1] === 1)) {
+    const named = NAMED_COHERENT.find((n) => sameArray(unitSignature(n).dims, dims));
+    if (named) out = named;
+  }
+  // the written unit must denote exactly the product: same dimension, same factor to SI
+  const back = unitSignature(out);
+  if (!sameArray(back.dims, dims) || Math.abs(back.factor - factor) > REL * Math.abs(factor)) {
+    return real.map((u) => `(${u})`).join('*');
+  }
+  return out;
+}

@@ -5,8 +5,8 @@
 // (migration 600) runs pg_notify on `svc_chain_<md5(schema)[0..16]>` inside the appending
 // transaction; PostgreSQL delivers it at commit to every node LISTENing on the database (PGlite
 // delivers it in-process). Each node keeps one LISTEN per app, opened with the first subscriber,
-// and fans the entry out to its SSE subscribers. No polling, and an append that rolls back is
-// never announced.
+// and fans the entry out to its SSE subscribers (Fanout and EventStream, src/live/sse.ts, shared
+// with the stream channels). No polling, and an append that rolls back is never announced.
 //
 // Scopes, as GET /api/observer (DESIGN §8):
 //   global   (no key, or scope=global) kind, time, short hash, machine slug; no values, no ids
@@ -14,21 +14,22 @@
 //            reconnect with Last-Event-ID (header, or lastEventId) replays the entries after it
 //            from the store first, so a client that fails over to another node misses nothing
 //            (1000 entries per connection: a longer replay ends with `replay-continue` and the
-//            client's reconnect, with the last id it got, picks up the rest).
+//            client's reconnect, with the last id it got, picks up the rest). The chain in the
+//            store is the truth: a NOTIFY is sent on at once when it is the next seq, otherwise
+//            the stream reads the store, so a lost NOTIFY leaves no gap.
 // A machine-scope stream ends when the machine's keys change (revocation NOTIFY on svc_keys).
 import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
 import { z } from 'zod';
-import { defineOp, type Operation, type RawReply } from './types.ts';
+import { defineOp, type Operation, type EventStreamReply } from './types.ts';
 import type { App } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { KEYS_CHANNEL } from '../services/key-cache.ts';
+import { EventStream, Fanout, notifyPayload, type EventLog } from '../live/sse.ts';
 
 export const MAX_SUBSCRIBERS = 1000;
-const HEARTBEAT_MS = 15_000;
 const REPLAY_LIMIT = 1000;
-/** a subscriber that lets this much pile up unread is dropped (it reconnects and replays) */
-const MAX_BUFFERED_BYTES = 1 << 20;
+/** the topic of global-scope subscribers (machine subscribers are under their zid) */
+const GLOBAL = '*';
 
 export function chainChannel(schema: string): string {
   return 'svc_chain_' + createHash('md5').update(schema).digest('hex').slice(0, 16);
@@ -40,79 +41,26 @@ export interface ChainEntryView {
 
 export interface GlobalEntryView { kind: string; at: string; hash: string; machine: string | null }
 
-class ObserverSse extends Readable {
-  readonly hub: ObserverHub;
-  readonly zid: string | null;
-  lastSeq: number;
-  /** live entries that arrive while the replay query runs */
-  private pending: ChainEntryView[] | null = null;
-  private heartbeat: NodeJS.Timeout;
+const ENTRY_SQL = 'SELECT seq, zid, kind, ref, at, payload_hash, prev_hash, hash FROM chain_entries';
 
-  constructor(hub: ObserverHub, zid: string | null, lastSeq: number) {
-    super();
-    this.hub = hub;
-    this.zid = zid;
-    this.lastSeq = lastSeq;
-    this.heartbeat = setInterval(() => this.write(': keep-alive\n\n'), HEARTBEAT_MS);
-    this.heartbeat.unref();
-  }
-
-  override _read(): void { /* pushed by the hub */ }
-
-  override _destroy(err: Error | null, cb: (e?: Error | null) => void): void {
-    clearInterval(this.heartbeat);
-    this.hub.remove(this);
-    cb(err);
-  }
-
-  write(chunk: string): void {
-    if (this.destroyed || this.readableEnded) return;
-    if (this.readableLength > MAX_BUFFERED_BYTES) { this.destroy(); return; }
-    this.push(chunk);
-  }
-
-  startReplay(): void { this.pending = []; }
-
-  /** Sends the replayed entries, then the live ones that arrived meanwhile. A full page means
-   * more entries wait in the store: the stream ends there (`end` with reason `replay-continue`)
-   * and the client reconnects with the last id it got, so a replay never buffers a whole chain. */
-  finishReplay(rows: ChainEntryView[], more: boolean): void {
-    for (const e of rows) this.sendMachine(e);
-    const pending = this.pending ?? [];
-    this.pending = null;
-    if (more) { this.finish('replay-continue'); return; }
-    for (const e of pending) this.sendMachine(e);
-  }
-
-  offerMachine(e: ChainEntryView): void {
-    if (this.pending) { this.pending.push(e); return; }
-    this.sendMachine(e);
-  }
-
-  private sendMachine(e: ChainEntryView): void {
-    if (e.seq <= this.lastSeq) return;
-    this.lastSeq = e.seq;
-    this.write(`id: ${e.seq}\nevent: entry\ndata: ${JSON.stringify(e)}\n\n`);
-  }
-
-  offerGlobal(e: GlobalEntryView): void {
-    this.write(`event: entry\ndata: ${JSON.stringify(e)}\n\n`);
-  }
-
-  finish(reason: string): void {
-    if (this.destroyed || this.readableEnded) return;
-    clearInterval(this.heartbeat);
-    this.push(`event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
-    this.push(null);
-    this.hub.remove(this);
-  }
+/** A machine's chain as the log of its feed: ids are the chain seq (consecutive from 1). */
+function chainLog(app: App, zid: string): EventLog {
+  return {
+    async read(after, limit) {
+      const rows = await app.db.query<any>(`${ENTRY_SQL} WHERE zid = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [zid, after, limit]);
+      return rows.map((r) => { const e = entryView(r); return { id: e.seq, event: 'entry', data: JSON.stringify(e) }; });
+    },
+    // without Last-Event-ID the feed starts at the machine's head: only new entries
+    async head() {
+      const [m] = await app.db.query<{ chain_seq: number }>('SELECT chain_seq FROM machines WHERE zid = $1', [zid]);
+      return Number(m?.chain_seq ?? 0);
+    },
+  };
 }
 
 class ObserverHub {
   readonly app: App;
-  readonly subs = new Set<ObserverSse>();
-  private listening: Promise<void> | null = null;
-  private unlisten: (() => Promise<void>)[] = [];
+  readonly subs: Fanout<EventStream>;
   private slugs = new Map<string, string | null>();
   /** deliveries in commit order (slug look-ups are async) */
   private delivery: Promise<void> = Promise.resolve();
@@ -120,53 +68,62 @@ class ObserverHub {
 
   constructor(app: App) {
     this.app = app;
+    this.subs = new Fanout(app, async () => {
+      const [{ schema }] = await app.db.query<{ schema: string }>('SELECT current_schema() AS schema');
+      return { [chainChannel(schema)]: (p: string) => this.onNotify(p), [KEYS_CHANNEL]: (zid: string) => this.onKeysChanged(zid) };
+    });
     // endless responses end before the HTTP server drains (graceful shutdown), so clients
-    // reconnect elsewhere at once; the LISTEN goes with the store
+    // reconnect elsewhere at once; the LISTENs close with the app (Fanout)
     app.beforeClose.push(() => this.endAll('node-draining'));
-    app.onClose.push(() => this.close('node-shutdown'));
+    app.onClose.push(() => { this.closed = true; this.endAll('node-shutdown'); });
   }
 
-  ensureListening(): Promise<void> {
-    this.listening ??= (async () => {
-      const [{ schema }] = await this.app.db.query<{ schema: string }>('SELECT current_schema() AS schema');
-      this.unlisten.push(await this.app.db.listen(chainChannel(schema), (p) => this.onNotify(p)));
-      this.unlisten.push(await this.app.db.listen(KEYS_CHANNEL, (zid) => this.onKeysChanged(zid)));
-    })().catch((e) => { this.listening = null; throw e; });
-    return this.listening;
-  }
-
-  add(s: ObserverSse): void {
+  /** A subscriber: the global feed (zid null) or a machine's, resumed after `lastSeq` when given. */
+  open(zid: string | null, lastSeq: number | null, preamble: string): EventStream {
     if (this.subs.size >= MAX_SUBSCRIBERS) throw new SvcError('RATE_LIMITED', `this node serves at most ${MAX_SUBSCRIBERS} observer streams; try another node or later`, { details: { retryAfterSeconds: 5 } });
-    this.subs.add(s);
+    const topic = zid ?? GLOBAL;
+    const s: EventStream = new EventStream({
+      preamble: { comment: preamble },
+      ...(zid !== null ? { log: chainLog(this.app, zid), lastId: lastSeq, replayLimit: REPLAY_LIMIT } : {}),
+      onStop: () => { this.subs.remove(topic, s); },
+    });
+    this.subs.add(topic, s);
+    s.start();
+    return s;
   }
-
-  remove(s: ObserverSse): void { this.subs.delete(s); }
 
   private onNotify(payload: string): void {
-    let m: any;
-    try { m = JSON.parse(payload); } catch { return; }
-    if (!m || typeof m.z !== 'string' || !Number.isInteger(m.s) || !this.subs.size) return;
-    this.delivery = this.delivery.then(() => this.deliver(m)).catch(() => { /* a failed look-up drops one event */ });
+    if (!this.subs.size) return;
+    // one entry (an object), or every entry one statement inserted (an array: migration 710)
+    let list: unknown[] = [];
+    if (payload.startsWith('[')) { try { const a = JSON.parse(payload); if (Array.isArray(a)) list = a; } catch { /* not ours */ } } else list = [notifyPayload(payload)];
+    for (const m of list as (Record<string, any> | null)[]) {
+      if (!m || typeof m !== 'object' || typeof m.z !== 'string' || !Number.isInteger(m.s)) continue;
+      this.delivery = this.delivery.then(() => this.deliver(m)).catch(() => { /* a failed look-up drops one global event */ });
+    }
   }
 
-  private async deliver(m: any): Promise<void> {
-    let e: ChainEntryView;
-    if (m.truncated) {
-      const rows = await this.app.db.query<any>('SELECT seq, zid, kind, ref, at, payload_hash, prev_hash, hash FROM chain_entries WHERE zid = $1 AND seq = $2', [m.z, m.s]);
-      if (!rows.length) return;
-      e = entryView(rows[0]);
-    } else {
+  private async deliver(m: Record<string, any>): Promise<void> {
+    const mine = this.subs.of(m.z);
+    const global = this.subs.of(GLOBAL);
+    let e: ChainEntryView | null = null;
+    if (!m.truncated) {
       e = { seq: Number(m.s), zid: m.z, kind: String(m.k), ref: String(m.r), at: String(m.a), payloadHash: String(m.ph), prevHash: String(m.p), hash: String(m.h) };
     }
-    let global: GlobalEntryView | null = null;
-    for (const s of this.subs) {
-      if (s.zid === null) {
-        global ??= { kind: e.kind, at: e.at, hash: e.hash.slice(0, 12), machine: await this.slugOf(e.zid) };
-        s.offerGlobal(global);
-      } else if (s.zid === e.zid) {
-        s.offerMachine(e);
-      }
+    // the machine's own feeds read from the store what the NOTIFY does not carry
+    for (const s of mine) {
+      if (e) s.offer({ id: e.seq, event: 'entry', data: JSON.stringify(e) });
+      else s.hint(Number(m.s));
     }
+    if (!global.length) return;
+    if (!e) {
+      const rows = await this.app.db.query<any>(`${ENTRY_SQL} WHERE zid = $1 AND seq = $2`, [m.z, m.s]);
+      if (!rows.length) return;
+      e = entryView(rows[0]);
+    }
+    const view: GlobalEntryView = { kind: e.kind, at: e.at, hash: e.hash.slice(0, 12), machine: await this.slugOf(e.zid) };
+    const data = JSON.stringify(view);
+    for (const s of this.subs.of(GLOBAL)) s.send({ event: 'entry', data });
   }
 
   private async slugOf(zid: string): Promise<string | null> {
@@ -179,18 +136,13 @@ class ObserverHub {
   }
 
   private onKeysChanged(zid: string): void {
-    for (const s of this.subs) if (s.zid !== null && (zid === '' || s.zid === zid)) s.finish('keys-changed');
+    const zids = zid === '' ? this.subs.topics().filter((t) => t !== GLOBAL) : [zid];
+    for (const z of zids) for (const s of this.subs.of(z)) s.finish('keys-changed');
   }
 
   /** Ends every stream with an `end` event (the client reconnects, to this node or another). */
   endAll(reason: string): void {
-    for (const s of [...this.subs]) s.finish(reason);
-  }
-
-  async close(reason: string): Promise<void> {
-    this.closed = true;
-    this.endAll(reason);
-    for (const u of this.unlisten.splice(0)) await u().catch(() => {});
+    for (const s of this.subs.all()) s.finish(reason);
   }
 }
 
@@ -198,17 +150,20 @@ function entryView(r: any): ChainEntryView {
   return { seq: Number(r.seq), zid: r.zid, kind: r.kind, ref: r.ref, at: r.at, payloadHash: r.payload_hash, prevHash: r.prev_hash, hash: r.hash };
 }
 
-const hubs = new WeakMap<App, ObserverHub>();
+declare module './types.ts' {
+  interface AppParts {
+    /** the observer feed's subscribers and LISTEN (created on first use) */
+    observerHub?: ObserverHub;
+  }
+}
 
 function hubOf(app: App): ObserverHub {
-  let h = hubs.get(app);
-  if (!h) { h = new ObserverHub(app); hubs.set(app, h); }
-  return h;
+  return (app.parts.observerHub ??= new ObserverHub(app));
 }
 
 /** Number of observer streams this node serves now. */
 export function observerSubscribers(app: App): number {
-  return hubs.get(app)?.subs.size ?? 0;
+  return app.parts.observerHub?.subs.size ?? 0;
 }
 
 export const operations: Operation[] = [
@@ -226,7 +181,7 @@ export const operations: Operation[] = [
       scope: z.enum(['auto', 'global', 'machine']).default('auto').describe('auto: machine with a machine key, else global'),
       lastEventId: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('machine scope: replay entries after this seq (the Last-Event-ID header takes precedence)'),
     }),
-    async handler(input, ctx): Promise<RawReply> {
+    async handler(input, ctx): Promise<EventStreamReply> {
       const zid = ctx.caller?.zid ?? null;
       let scope = input.scope;
       if (scope === 'auto') scope = zid ? 'machine' : 'global';
@@ -236,40 +191,11 @@ export const operations: Operation[] = [
       let lastSeq = input.lastEventId ?? null;
       const header = ctx.headers['last-event-id'];
       if (typeof header === 'string' && /^\d{1,15}$/.test(header.trim())) lastSeq = Number(header.trim());
-      await hub.ensureListening().catch(() => {
+      await hub.subs.ensureListening().catch(() => {
         throw new SvcError('UPSTREAM_UNAVAILABLE', 'the store does not answer LISTEN; try again', { details: { retryAfterSeconds: 1 } });
       });
-      const s = new ObserverSse(hub, scope === 'machine' ? zid : null, 0);
-      hub.add(s);
-      ctx.signal.addEventListener('abort', () => s.destroy(), { once: true });
-      s.write(`: ${scope} observer feed of node ${ctx.app.nodeId}\n\n`);
-      if (scope === 'machine') {
-        // entries that commit while we read the store wait in the stream and are de-duplicated by seq
-        s.startReplay();
-        try {
-          let rows: ChainEntryView[] = [];
-          let more = false;
-          if (lastSeq !== null) {
-            s.lastSeq = lastSeq;
-            rows = (await ctx.app.db.query<any>(
-              'SELECT seq, zid, kind, ref, at, payload_hash, prev_hash, hash FROM chain_entries WHERE zid = $1 AND seq > $2 ORDER BY seq LIMIT $3', [zid, lastSeq, REPLAY_LIMIT])).map(entryView);
-            more = rows.length === REPLAY_LIMIT;
-          } else {
-            const [m] = await ctx.app.db.query<{ chain_seq: number }>('SELECT chain_seq FROM machines WHERE zid = $1', [zid]);
-            s.lastSeq = Number(m?.chain_seq ?? 0);
-          }
-          s.finishReplay(rows, more);
-        } catch (e) {
-          s.destroy();
-          throw e;
-        }
-      }
-      return {
-        raw: true,
-        status: 200,
-        headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' },
-        body: s,
-      };
+      const events = hub.open(scope === 'machine' ? zid : null, lastSeq, `${scope} observer feed of node ${ctx.app.nodeId}`);
+      return { raw: true, events };
     },
   }),
 ];

@@ -204,7 +204,7 @@ export const operations: Operation[] = [
     cost: 1,
     tag: 'solvers',
     summary: 'Composes catalogued and supplied operators under KO42: A algebraic product, B sequential timeline (RK4 for kind "ode"), C single-operator fallback. Sealed (v2).',
-    description: 'operators: ids, or objects {id, equation, unit?, kind?} whose equations run in a sandbox (no import, createUnit, evaluate, parse, property access, assignment or loops; bounded size); anything outside it is 400. consts overrides t, alpha, f_H, T_Z (and tMax, steps for the timeline).',
+    description: 'operators: ids, or objects {id, equation, unit?, kind?} whose equations run in a sandbox (no import, createUnit, evaluate, parse, property access, assignment or loops; bounded size); anything outside it is 400. consts overrides t, alpha, f_H, T_Z (and tMax, steps for the timeline, only with an ode operator); other consts are 400. The timeline starts from the initial state inputs.y0 (or inputs.y). The sealed unit is the unit the value is in: an operator alone keeps its declared unit (as svc_compute); a product multiplies the declared units symbol by symbol (m/s x s = m, Pa x s = Pa*s), never a unit name picked from the dimension alone.',
     input: z.strictObject({
       operators: z.array(z.union([
         operatorId,

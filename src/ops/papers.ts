@@ -13,15 +13,19 @@ import { DEFAULT_SOURCES, SOURCE_INFO, SOURCES } from '../papers/sources.ts';
 import type { HttpClient } from '../papers/http.ts';
 import { defineOp, type OpContext, type Operation } from './types.ts';
 
-const perApp = new WeakMap<App, { cfg: PapersConfig; http: HttpClient }>();
+declare module './types.ts' {
+  interface AppParts {
+    /** the literature sources' configuration and their rate-limited HTTP client (created on first use) */
+    papers?: { cfg: PapersConfig; http: HttpClient };
+  }
+}
 
 function depsFor(ctx: OpContext): PapersDeps {
   const app = ctx.app;
-  let d = perApp.get(app);
+  let d = app.parts.papers;
   if (!d) {
     const cfg = papersConfigFrom(app.config, app.version);
-    d = { cfg, http: makeHttpClient(cfg, { cache: storeCache(app.db, app.clock) }) };
-    perApp.set(app, d);
+    d = app.parts.papers = { cfg, http: makeHttpClient(cfg, { cache: storeCache(app.db, app.clock) }) };
   }
   return { cfg: d.cfg, http: d.http, now: () => app.clock.now(), signal: ctx.signal };
 }

@@ -5,14 +5,14 @@
 //   DELETE /api/streams/:id          close it
 //   GET    /api/streams/:id/events   Server-Sent Events, resumable with Last-Event-ID
 import { z } from 'zod';
-import { defineOp, type Operation, type OpContext, type RawReply } from './types.ts';
+import { defineOp, type Operation, type OpContext, type EventStreamReply } from './types.ts';
 import type { App } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { pulseAt, SVCOND_SECONDS } from '../core/clock.ts';
 import { assertMachineCaller } from '../services/identity.ts';
 import { folderField } from './schema.ts';
 import {
-  CHANNEL_ID_RE, MAX_TICKS, SseStream, parseLastEventId, createChannel, hubFor, reapIfLost, streamsPerMachine,
+  CHANNEL_ID_RE, MAX_TICKS, parseLastEventId, createChannel, hubFor, reapIfLost, streamsPerMachine,
   type Channel, type ChannelSpec, type LiveEvent,
 } from '../live/channels.ts';
 import { bindOperatorInputs, prepareOperator, prepareSolver, validateSolverBody, type PreparedSource } from '../live/steps.ts';
@@ -278,23 +278,18 @@ export const operations: Operation[] = [
       id: channelId,
       lastEventId: z.number().int().min(-1).max(1_000_000).optional().describe('resume after this event id (the Last-Event-ID header takes precedence)'),
     }),
-    async handler(input, ctx): Promise<RawReply> {
+    async handler(input, ctx): Promise<EventStreamReply> {
       const { zid } = assertMachineCaller(ctx.caller);
       await ownedChannel(ctx.app, zid, input.id);
       // the Last-Event-ID header takes precedence over the query parameter; requests made through
       // svc_http (which buffers whole responses) get what is stored so far, then the stream closes
       const hdr = ctx.headers['last-event-id'];
       const fromHeader = parseLastEventId(Array.isArray(hdr) ? hdr[0] : hdr);
-      const stream = new SseStream(hubFor(ctx.app), input.id, {
+      const events = hubFor(ctx.app).events(input.id, {
         lastEventId: fromHeader ?? input.lastEventId ?? null,
         snapshot: ctx.headers['x-svc-via'] === 'svc_http',
       });
-      return {
-        raw: true,
-        status: 200,
-        headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' },
-        body: stream,
-      };
+      return { raw: true, events };
     },
   }),
 ];

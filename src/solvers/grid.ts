@@ -89,7 +89,7 @@ export const descriptor: SolverDescriptor = {
   summary: 'Power flow. Without a case: DC power flow B·θ = P on a seeded N-bus ring-plus-chords network, checked by the power balance at every bus. With a MATPOWER case (`case` text or `network` tables): AC power flow by Newton-Raphson (slack, PV and PQ buses, optional generator reactive limits) or DC power flow, returning bus voltages, branch flows and losses, and generator outputs, certified by the largest active and reactive power mismatch recomputed independently (refused above 1e-8 pu).',
   input: z.strictObject({
     N: z.number().int().min(3).max(300).optional().describe('synthetic network: buses (3 to 300; default 30); not with case/network'),
-    chords: z.number().int().min(0).max(5000).optional().describe('synthetic network: random extra lines between non-adjacent buses (at most N(N−3)/2; default 10); not with case/network'),
+    chords: z.number().int().min(0).max(5000).optional().describe('synthetic network: random extra lines between non-adjacent buses (at most N(N−3)/2; default 10, or N(N−3)/2 when that is smaller); not with case/network'),
     reactance: z.number().finite().min(1e-4).max(10).optional().describe('synthetic network: mean line reactance in pu (default 0.1); not with case/network'),
     seed: z.number().int().min(0).max(0xffffffff).optional().describe('synthetic network: network and injection seed (default: derived from the input); not with case/network'),
     case: z.string().min(1).max(MAX_CASE_CHARS).optional().describe(
@@ -223,7 +223,10 @@ export const run: SolverRun = (input, ctx) => {
     throw refuse('INVALID_INPUT', `${k} applies to a given network (case or network); the synthetic network is solved by DC power flow`, { issues: [{ path: k, message: 'needs case or network' }] });
   }
   const N: number = input.N ?? SYNTHETIC_DEFAULTS.N;
-  const net = buildNetwork(N, input.chords ?? SYNTHETIC_DEFAULTS.chords, input.reactance ?? SYNTHETIC_DEFAULTS.reactance, input.seed ?? ctx.seed);
+  // the default number of chords adapts to a small ring (N = 3 has no non-adjacent pair); a chords
+  // value the caller gives is checked as given
+  const chords = input.chords ?? Math.min(SYNTHETIC_DEFAULTS.chords, (N * (N - 3)) / 2);
+  const net = buildNetwork(N, chords, input.reactance ?? SYNTHETIC_DEFAULTS.reactance, input.seed ?? ctx.seed);
   ctx.progress(0.2);
   const { theta, flow } = solveDcFlow(net);
   ctx.progress(0.9);

@@ -139,6 +139,13 @@ function adiHalfX(starT: Float64Array, u: Float64Array, nx: number, ny: number, 
 export const run: SolverRun<HeatInput> = (inp, ctx): SolverOutput => {
   if (checkModeConflicts(inp, ['kx', 'ky', 'mode'])) return runUser(inp, ctx);
   const oneD = inp.dim === 1;
+  // nothing is silently ignored (DESIGN §9): the 1-D bar's mode is `mode`, the square's are kx, ky
+  for (const f of oneD ? (['kx', 'ky'] as const) : (['mode'] as const)) {
+    if (inp[f] !== undefined) {
+      throw refuse('INVALID_INPUT', oneD ? `${f}: the 1-D bar (dim 1) has one mode, given by mode; ${f} applies to the unit square (dim 2)` : 'mode: the 1-D mode number applies to dim 1; the unit square takes kx and ky',
+        { issues: [{ path: f, message: oneD ? 'has no effect with dim 1' : 'has no effect with dim 2' }] });
+    }
+  }
   const nx = inp.nx;
   const ny = oneD ? 1 : inp.ny;
   const kx = oneD ? inp.mode ?? 1 : inp.kx ?? 1;

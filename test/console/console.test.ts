@@ -5,16 +5,18 @@
 // console at 375 px. The key is never in the DOM after sign-in, and a page from /s/... cannot
 // read it. Screenshots of every step go to test-artifacts/console/.
 //
-// Needs /usr/bin/chromium (CI: apt-get update && apt-get install -y chromium). Without it this
-// file fails, saying so.
+// Needs /usr/bin/chromium (CI: apt-get update && apt-get install -y chromium). Without it the
+// tests are skipped with a loud message, and fail under CI=true (test/system-tools.ts).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { testNode, type TestNode } from '../helpers.ts';
+import { needsSystemTool } from '../system-tools.ts';
 import { CONSOLE_CSP } from '../../src/ops/console.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
+const SKIP = needsSystemTool(CHROMIUM, 'the console browser tests', 'apt-get update && apt-get install -y chromium');
 const SHOTS = fileURLToPath(new URL('../../test-artifacts/console/', import.meta.url));
 const DESKTOP = { width: 1280, height: 900 };
 const MOBILE = { width: 375, height: 812 };
@@ -31,9 +33,7 @@ const foreignRequests: string[] = [];
 const shots: string[] = [];
 
 before(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: the console tests need Debian's chromium. Install it with: apt-get update && apt-get install -y chromium`);
-  }
+  if (SKIP) return;
   mkdirSync(SHOTS, { recursive: true });
   const { chromium } = await import('playwright-core');
   [t, browser] = await Promise.all([
@@ -172,7 +172,7 @@ async function signIn(p: any, k: string): Promise<void> {
 }
 
 // node:test counts the file's before hook into the first test's time: the same margin
-test('spin up a machine in the console: the key is shown once, then never again; sign in with it', { timeout: 240_000 }, async () => {
+test('spin up a machine in the console: the key is shown once, then never again; sign in with it', { timeout: 240_000, skip: SKIP }, async () => {
   await page.goto(`${base}/console`);
   await page.waitForSelector('#view-signin:not([hidden])');
   await page.fill('#spinup-name', 'console e2e');
@@ -209,7 +209,7 @@ test('spin up a machine in the console: the key is shown once, then never again;
 
 let receipt: any;
 
-test('run the heat solver from the playground: a form from its schema, the plot, the precision and the receipt', async () => {
+test('run the heat solver from the playground: a form from its schema, the plot, the precision and the receipt', { skip: SKIP }, async () => {
   await open(page, 'playground');
   await page.waitForSelector('#pg-f-steps');
   assert.equal(await page.inputValue('#pg-solver'), 'heat');
@@ -249,7 +249,7 @@ test('run the heat solver from the playground: a form from its schema, the plot,
   await shot(page, '03-playground-heat-plot');
 });
 
-test('verify the resulting receipt in the verifier; tampered copies are invalid with the reason', async () => {
+test('verify the resulting receipt in the verifier; tampered copies are invalid with the reason', { skip: SKIP }, async () => {
   await open(page, 'playground');
   await page.click('#pg-verify');
   await page.waitForSelector('#view-verify:not([hidden])');
@@ -301,7 +301,7 @@ test('verify the resulting receipt in the verifier; tampered copies are invalid 
   assert.match(await page.textContent('#vf-reason'), /v2 proof valid; Ed25519 signature valid/);
 });
 
-test('a new observer entry appears live, without a reload', async () => {
+test('a new observer entry appears live, without a reload', { skip: SKIP }, async () => {
   await open(page, 'observer');
   await page.waitForSelector('#obs-mode.good', { timeout: 10_000 });
   assert.match(await page.textContent('#obs-mode'), /Server-Sent Events/);
@@ -316,7 +316,7 @@ test('a new observer entry appears live, without a reload', async () => {
   await shot(page, '06-observer-live-entry');
 });
 
-test('folders list the playground receipt; a contract is deployed and fired', async () => {
+test('folders list the playground receipt; a contract is deployed and fired', { skip: SKIP }, async () => {
   await open(page, 'folders');
   await page.click('button[data-folder="console-e2e"]');
   await page.waitForFunction((id: string) => document.getElementById('fd-receipts')!.textContent!.includes(id), receipt.receipt.id);
@@ -357,7 +357,7 @@ function assertProbeFailed(report: any, where: string): void {
   assert.ok(!JSON.stringify(report).includes(key), `${where}: the key leaked into the page`);
 }
 
-test('publish a page and open it from the launcher; the page cannot read the console\'s key', async () => {
+test('publish a page and open it from the launcher; the page cannot read the console\'s key', { skip: SKIP }, async () => {
   await open(page, 'pages');
   await page.fill('#pages-title', 'Storage probe');
   await page.fill('#pages-slug', 'probe');
@@ -390,7 +390,7 @@ test('publish a page and open it from the launcher; the page cannot read the con
   await assertKeyAbsent(page, key);
 });
 
-test('read a mail: sanitised, in a sandboxed frame with its inline styles, scripts gone', async () => {
+test('read a mail: sanitised, in a sandboxed frame with its inline styles, scripts gone', { skip: SKIP }, async () => {
   const sent = await t.call('POST', '/api/mail', {
     subject: 'Weekly solver digest',
     from: 'Digest bot',
@@ -427,7 +427,7 @@ test('read a mail: sanitised, in a sandboxed frame with its inline styles, scrip
   await shot(page, '12-mail-read');
 });
 
-test('at 375 px every section fits the width, is keyboard reachable, and the playground plots', async () => {
+test('at 375 px every section fits the width, is keyboard reachable, and the playground plots', { skip: SKIP }, async () => {
   const mobile = await browser.newContext({ viewport: MOBILE, deviceScaleFactor: 2, hasTouch: true });
   const p = await watched(mobile);
   try {
@@ -497,7 +497,7 @@ test('at 375 px every section fits the width, is keyboard reachable, and the pla
   }
 });
 
-test('console pages and modules carry the strict CSP; nothing is loaded from outside the node', async () => {
+test('console pages and modules carry the strict CSP; nothing is loaded from outside the node', { skip: SKIP }, async () => {
   for (const path of ['/console', '/console/', '/console/static/app.js', '/console/static/console.css', '/console/vendor/uPlot.esm.js', '/console/vendor/uPlot.min.css']) {
     const r = await t.call('GET', path);
     assert.equal(r.status, 200, path);

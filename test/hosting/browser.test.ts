@@ -1,21 +1,21 @@
 // A published page in a real headless Chromium: its scripts run and it renders, but it cannot
 // read the node's cookies or storage, or call /api/* with credentials. Needs /usr/bin/chromium
-// (CI installs it: apt-get update && apt-get install -y chromium); without it this file fails,
-// saying so, rather than skipping: the acceptance line is only shown by a real browser.
+// (CI installs it: apt-get update && apt-get install -y chromium); without it the tests are
+// skipped with a loud message, and fail under CI=true (test/system-tools.ts).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { testNode, type TestNode } from '../helpers.ts';
+import { needsSystemTool } from '../system-tools.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
+const SKIP = needsSystemTool(CHROMIUM, 'the hosted-page browser tests', 'apt-get update && apt-get install -y chromium');
 
 let t: TestNode;
 let base: string;
 let browser: any;
 before(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: the hosted-page browser tests need Debian's chromium. Install it with: apt-get update && apt-get install -y chromium`);
-  }
+  if (SKIP) return;
   t = await testNode();
   base = await t.listen();
   const { chromium } = await import('playwright-core');
@@ -57,7 +57,7 @@ const HOSTILE_PAGE = `<!doctype html>
 </script>
 </body></html>`;
 
-test('a published page renders and runs its scripts, but cannot read cookies, storage or call /api/* with credentials', async () => {
+test('a published page renders and runs its scripts, but cannot read cookies, storage or call /api/* with credentials', { skip: SKIP }, async () => {
   const m = await t.machine('browser owner');
   const pub = await t.call('POST', '/api/pages', { title: 'probe', html: HOSTILE_PAGE, pageSlug: 'probe' }, m.apiKey);
   assert.equal(pub.status, 200);
@@ -112,7 +112,7 @@ test('a published page renders and runs its scripts, but cannot read cookies, st
   }
 });
 
-test('the launcher runs no script at all', async () => {
+test('the launcher runs no script at all', { skip: SKIP }, async () => {
   const m = await t.machine('launcher owner');
   await t.call('POST', '/api/pages', { title: '<img src=x onerror="document.title=\'pwned\'">', html: '<p>x</p>', pageSlug: 'x' }, m.apiKey);
   const context = await browser.newContext();

@@ -252,12 +252,16 @@ for (const op of ops) {
   });
 }
 
-test('unknown routes and methods are 404 error bodies', async () => {
-  for (const [m, p] of [['GET', '/api/nope'], ['POST', '/api/svc/nope'], ['PATCH', '/api/svc/pulse'], ['GET', '/%2e%2e/etc/passwd']] as const) {
+test('unknown routes are 404 error bodies; a known route with another method is 405 with Allow', async () => {
+  for (const [m, p] of [['GET', '/api/nope'], ['POST', '/api/svc/nope'], ['GET', '/%2e%2e/etc/passwd']] as const) {
     const r = await t.call(m, p);
     assert.equal(r.status, 404);
     assert.equal(r.body.code, 'NOT_FOUND');
   }
+  const r = await t.call('PATCH', '/api/svc/pulse');
+  assert.equal(r.status, 405);
+  assert.equal(r.body.code, 'METHOD_NOT_ALLOWED');
+  assert.equal(r.headers.allow, 'GET, HEAD');
 });
 
 test('another machine\'s resources are not found with a foreign machine key', async () => {

@@ -70,3 +70,30 @@ test('POST /api/svc/verify: a proof that is not 64 lowercase hex, or an operator
     assert.match(r.body.error, re);
   }
 });
+
+test('heat: kx or ky with dim 1 (and mode with dim 2) is a 400 naming the field, not an echo without effect', async () => {
+  for (const [body, field] of [[{ dim: 1, kx: 2 }, 'kx'], [{ dim: 1, ky: 3 }, 'ky'], [{ dim: 2, mode: 2 }, 'mode']] as const) {
+    const r = await t.call('POST', '/api/svc/heat', body, m.apiKey);
+    assert.equal(r.status, 400, r.text);
+    assert.equal(r.body.issues[0].path, field);
+  }
+});
+
+test('grid with N = 3 and the default chords adapts the default (a triangle has no chord) instead of refusing', async () => {
+  const r = await t.call('POST', '/api/svc/grid', { N: 3 }, m.apiKey);
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.body.precision.withinBound, true);
+  const given = await t.call('POST', '/api/svc/grid', { N: 3, chords: 1 }, m.apiKey);
+  assert.equal(given.status, 400, 'a chords value the caller gives is checked as given');
+});
+
+test('kalman with empty matrices is a 400 over HTTP and an INVALID_INPUT result over MCP, never a TypeError', async () => {
+  const body = { F: [], H: [], Q: [], R: [] };
+  const r = await t.call('POST', '/api/svc/kalman', body, m.apiKey);
+  assert.equal(r.status, 400, r.text);
+  assert.equal(r.body.code, 'INVALID_INPUT');
+  const viaMcp = await t.tool('svc_kalman', body, m.apiKey);
+  assert.equal(viaMcp.isError, true);
+  assert.equal(viaMcp.body.code, 'INVALID_INPUT');
+  assert.doesNotMatch(JSON.stringify(viaMcp.body), /TypeError|Cannot read/);
+});

@@ -44,13 +44,16 @@ test('a v1 proof computed from DESIGN §7 alone verifies through svc_verify (no 
   const args = { proof, operatorIds: f.operatorIds, R_t: f.R_t, zeqond: f.svcond };
   const ok = (await t.tool('svc_verify', args, m.apiKey)).body;
   assert.deepEqual([ok.valid, ok.version, ok.keyPrefix], [true, 1, m.keyPrefix]);
-  assert.equal((await t.tool('svc_verify', { ...args, proof: proof.toUpperCase() }, m.apiKey)).body.valid, true);
+  // a proof is 64 lowercase hex characters (issue 18): upper case is a 400 naming the rule, not a guess
+  const upper = await t.tool('svc_verify', { ...args, proof: proof.toUpperCase() }, m.apiKey);
+  assert.equal(upper.isError, true);
+  assert.match(upper.body.error, /64 lowercase hex/);
   assert.equal((await t.tool('svc_verify', { ...args, value: 1, unit: 'E' }, m.apiKey)).body.valid, false);
   assert.equal((await t.tool('svc_verify', { ...args, svcond: f.svcond + 1, zeqond: undefined }, m.apiKey)).body.valid, false);
   // zeqond and svcond that disagree, a missing counter, a proof that is not hex: 400, not a guess
   assert.equal((await t.call('POST', '/api/svc/verify', { ...args, svcond: f.svcond + 1 }, m.apiKey)).status, 400);
   assert.equal((await t.call('POST', '/api/svc/verify', { ...args, zeqond: undefined }, m.apiKey)).status, 400);
-  assert.equal((await t.tool('svc_verify', { ...args, proof: 'zz' + proof.slice(2) }, m.apiKey)).body.valid, false);
+  assert.equal((await t.tool('svc_verify', { ...args, proof: 'zz' + proof.slice(2) }, m.apiKey)).body.code, 'INVALID_INPUT');
 });
 
 test('one injectable clock: pulse, seals and svc_shift all read it', async () => {

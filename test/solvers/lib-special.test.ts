@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import {
   erf, erfc, normalCdf, besselI0, besselI1, besselI0e, besselI1e, besselI1OverI0, besselIRatios,
   logGamma, logGammaComplex, siegelTheta, siegelThetaExact, siegelThetaPrime,
+  gammaP, gammaQ, inverseGammaP, chiSquareQuantile, chiSquareCdf,
 } from '../../src/solvers/lib/special.ts';
 import { FastRng } from '../../src/solvers/lib/rng.ts';
 
@@ -128,4 +129,55 @@ test('FastRng.fillNormals draws exactly the sequence of repeated normal() calls'
   a.fillNormals(buf.subarray(30_000), 20_000);
   for (let i = 0; i < 50_000; i++) assert.equal(buf[i], b.normal(), `draw ${i}`);
   assert.equal(a.uniform(), b.uniform(), 'the state is handed back');
+});
+
+test('incomplete gamma P and Q match SciPy (gammainc, gammaincc) across the series, fraction and quadrature branches', () => {
+  // scipy.special.gammainc / gammaincc, SciPy 1.17.1
+  const table: [number, number, number, number][] = [
+    [0.5, 0.1, 0.34527915398142317, 0.6547208460185768],
+    [3, 2.5, 0.45618688411667035, 0.5438131158833297],
+    [10, 15, 0.9301463393005901, 0.06985366069940986],
+    [50, 40, 0.07033506665939494, 0.9296649333406051],
+    [150, 140, 0.2095436239186071, 0.790456376081393],
+    [150, 170, 0.9443655686898067, 0.05563443131019331],
+    [1e4, 10150, 0.9326593784960509, 0.06734062150394915],
+    [5e5, 498000, 0.0023148054846039404, 0.9976851945153961],
+    [2.5, 30, 0.9999999999878454, 1.2154569777183007e-11],
+  ];
+  for (const [a, x, P, Q] of table) {
+    assert.ok(rel(gammaP(a, x), P) < 1e-9, `P(${a}, ${x}) = ${gammaP(a, x)} vs ${P}`);
+    assert.ok(rel(gammaQ(a, x), Q) < 1e-9, `Q(${a}, ${x}) = ${gammaQ(a, x)} vs ${Q}`);
+  }
+  // closed forms: P(1, x) = 1 − e^−x, P(1/2, x) = erf(√x)
+  for (const x of [1e-3, 0.3, 1, 4, 20]) {
+    assert.ok(rel(gammaP(1, x), -Math.expm1(-x)) < 1e-14, `P(1, ${x})`);
+    assert.ok(rel(gammaP(0.5, x), erf(Math.sqrt(x))) < 1e-14, `P(1/2, ${x})`);
+  }
+  assert.equal(gammaP(3, 0), 0);
+  assert.ok(Number.isNaN(gammaP(0, 1)) && Number.isNaN(gammaP(1, -1)));
+});
+
+test('chi-square quantiles match SciPy chi2.ppf at 2.5 % and 97.5 % from 1 to 800,000 degrees of freedom', () => {
+  // scipy.stats.chi2.ppf(0.025, k), chi2.ppf(0.975, k), SciPy 1.17.1
+  const table: [number, number, number][] = [
+    [1, 0.0009820691171752555, 5.023886187314888], [2, 0.05063561596857975, 7.377758908227871],
+    [3, 0.21579528262389785, 9.348403604496148], [5, 0.8312116134866625, 12.832501994030027],
+    [10, 3.2469727802368413, 20.483177350807388], [30, 16.79077226556663, 46.97924224367115],
+    [100, 74.22192747492373, 129.5611971858366], [199, 161.82618239364686, 239.9596818276442],
+    [250, 208.09779814500047, 295.6886281787862], [1000, 914.257153799259, 1089.5309127749135],
+    [20000, 19609.904934520368, 20393.883649999767], [200000, 198762.30532748945, 201241.48328154747],
+    [800000, 797522.7147201126, 802481.0738909673],
+  ];
+  for (const [k, lo, hi] of table) {
+    assert.ok(rel(chiSquareQuantile(0.025, k), lo) < 1e-11, `q(0.025; ${k}) = ${chiSquareQuantile(0.025, k)} vs ${lo}`);
+    assert.ok(rel(chiSquareQuantile(0.975, k), hi) < 1e-11, `q(0.975; ${k}) = ${chiSquareQuantile(0.975, k)} vs ${hi}`);
+  }
+  // two degrees of freedom: the exponential distribution, q = −2 ln(1 − p)
+  for (const p of [1e-6, 0.1, 0.5, 0.9, 0.999999]) assert.ok(rel(chiSquareQuantile(p, 2), -2 * Math.log1p(-p)) < 1e-13, `p ${p}`);
+  // the inverse round-trips (P itself carries about a·1e-16 of rounding at large a, from ln Γ(a))
+  for (const a of [0.2, 1.5, 7, 120, 5e4]) for (const p of [0.01, 0.3, 0.7, 0.99]) {
+    assert.ok(Math.abs(gammaP(a, inverseGammaP(p, a)) - p) < 1e-14 * Math.max(100, a), `a ${a} p ${p}`);
+  }
+  assert.ok(Math.abs(chiSquareCdf(chiSquareQuantile(0.975, 7), 7) - 0.975) < 1e-13);
+  assert.equal(inverseGammaP(0, 3), 0);
 });

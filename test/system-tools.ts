@@ -1,0 +1,14 @@
+// Tests that need a system package (Chromium, promtool, MiniSat, LAMMPS, Python with SciPy) run
+// where it is installed. Where it is not, they are skipped and say so loudly; under CI=true
+// (where .ci/run installs them) a missing tool fails the file instead.
+import { existsSync } from 'node:fs';
+
+/** false when `path` exists (run the tests); otherwise the skip reason, printed loudly. Under
+ * CI=true a missing tool throws: the tests are required there. */
+export function needsSystemTool(path: string, what: string, install: string): string | false {
+  if (existsSync(path)) return false;
+  if (process.env.CI === 'true') throw new Error(`${path} is missing, and CI=true requires ${what}: ${install}`);
+  const reason = `SKIPPED: ${what} need ${path}, which is not installed (${install})`;
+  process.stderr.write(`\n*** ${reason} ***\n\n`);
+  return reason;
+}
