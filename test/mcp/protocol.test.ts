@@ -91,7 +91,8 @@ test('progress notifications for a long solve, in both eras', async () => {
     const c = await connect(base, era, key);
     try {
       const seen: number[] = [];
-      const r: any = await c.callTool({ name: 'svc_action', arguments: { system: 'kepler', order: 4, steps: 1_000_000, dt: 0.001, compare: false } }, {
+      // long enough (≈0.5 s) for several notifications: the worker sends at most one per 100 ms
+      const r: any = await c.callTool({ name: 'svc_action', arguments: { system: 'kepler', order: 4, steps: 3_000_000, dt: 0.001, compare: false } }, {
         onprogress: (p) => { seen.push(p.progress); },
         timeout: 120_000,
       });
