@@ -56,9 +56,10 @@ function compactField(s: any, depth: number): any {
     if (KEEP.bounds) for (const k of BOUNDS) if (s[k] !== undefined) out[k] = s[k];
     if (KEEP.defaults && s.default !== undefined && (typeof s.default !== 'object' || s.default === null) && String(s.default).length <= 24) out.default = s.default;
   }
-  if (s.type === 'array' && s.items && depth < 2) {
-    const items = compactField(s.items, depth + 1);
-    if (items.type !== 'object' || depth === 0) out.items = items;
+  // the items of a top-level array when they are numbers, integers or strings (a list of values);
+  // arrays of arrays and of objects say only that they are arrays
+  if (s.type === 'array' && s.items && depth === 0 && ['number', 'integer', 'string'].includes(s.items.type)) {
+    out.items = { type: s.items.type, ...(s.items.enum ? { enum: s.items.enum } : {}) };
   }
   if (!Object.keys(out).length) out.type = 'object'; // a free-form value: never an always-true schema
   return out;
@@ -80,14 +81,13 @@ export function compactInputSchema(op: Operation): Record<string, any> {
 }
 
 /** The compact form of an answer's schema: `required` names the fields always there, and
- * `properties` types the numbers and booleans among them (what a client computes with); objects,
- * arrays and strings are left to the tool's description and the instructions. */
+ * `properties` types the booleans among them (the answer to a question: valid, fired, delivered);
+ * what each field holds is told by the tool's description and, for sealed answers, the
+ * instructions. The declaration itself (`Operation.output`) is complete and is what the
+ * tests check every answer against. */
 function compactOutputSchema(full: Record<string, any>): Record<string, any> {
   const props: Record<string, any> = {};
-  for (const k of full.required ?? []) {
-    const t = full.properties?.[k]?.type;
-    if (t === 'number' || t === 'integer' || t === 'boolean') props[k] = { type: t };
-  }
+  for (const k of full.required ?? []) if (full.properties?.[k]?.type === 'boolean') props[k] = { type: 'boolean' };
   return { type: 'object', ...(Object.keys(props).length ? { properties: props } : {}), ...(full.required?.length ? { required: full.required } : {}) };
 }
 
