@@ -66,6 +66,14 @@ test('an SDK v2 client pinned to 2026-07-28 discovers the server, lists the tool
   } finally { await c.close(); }
 });
 
+test('server/discover lists 2026-07-28 with the capabilities and instructions', async () => {
+  const r = await rpc(base, { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope() } }, { 'mcp-protocol-version': MODERN, 'mcp-method': 'server/discover' });
+  assert.equal(r.status, 200, r.text);
+  assert.ok(r.message.result.supportedVersions.includes(MODERN));
+  assert.deepEqual(Object.keys(r.message.result.capabilities).sort(), ['logging', 'resources', 'tools']);
+  assert.match(r.message.result.instructions, /svc_verify/);
+});
+
 test('a legacy initialize negotiates 2025-11-25 (and older revisions); the session serves the same tools', async () => {
   for (const version of [LEGACY, '2025-06-18']) {
     const init = await rpc(base, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
@@ -92,7 +100,7 @@ test('progress notifications for a long solve, in both eras', async () => {
     try {
       const seen: number[] = [];
       // long enough (≈0.5 s) for several notifications: the worker sends at most one per 100 ms
-      const r: any = await c.callTool({ name: 'svc_action', arguments: { system: 'kepler', order: 4, steps: 3_000_000, dt: 0.001, compare: false } }, {
+      const r: any = await c.callTool({ name: 'svc_action', arguments: { system: 'kepler', order: 6, steps: 2_000_000, dt: 0.001, compare: false } }, {
         onprogress: (p) => { seen.push(p.progress); },
         timeout: 120_000,
       });
