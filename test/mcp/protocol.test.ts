@@ -111,6 +111,27 @@ test('progress notifications for a long solve, in both eras', async () => {
   }
 });
 
+test('cancelling a long solve stops its worker, in both eras', async () => {
+  for (const era of ['modern', 'legacy'] as const) {
+    const c = await connect(base, era, key);
+    try {
+      const stopped = t.app.pool.stats.stoppedJobs;
+      const ac = new AbortController();
+      let running!: () => void;
+      const started = new Promise<void>((resolve) => { running = resolve; });
+      // 2 M steps of an order-8 integrator: seconds of work, cut short after the first progress
+      const call = c.callTool({ name: 'svc_action', arguments: { system: 'kepler', order: 8, steps: 2_000_000, dt: 0.001, compare: false } }, {
+        signal: ac.signal, onprogress: () => running(), timeout: 120_000,
+      });
+      await started;
+      ac.abort('stop');
+      await assert.rejects(call);
+      for (let i = 0; i < 50 && t.app.pool.stats.stoppedJobs === stopped; i++) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(t.app.pool.stats.stoppedJobs, stopped + 1, `${era}: the worker was stopped`);
+    } finally { await c.close(); }
+  }
+});
+
 test('cancelling a call stops it on the node, in both eras (a followed channel closes)', async () => {
   for (const era of ['modern', 'legacy'] as const) {
     const c = await connect(base, era, key);
