@@ -4,15 +4,16 @@
 // as `structuredContent`.
 //
 // Size: `tools/list` is read into a model's context on every connection, so it is kept under
-// 40 KB for every tool together (test/mcp/tools.test.ts). The input schemas are therefore the
-// compact form of each operation's JSON Schema: every field with its type, enumeration and
-// bounds, the required ones, the default where it is a short scalar; not the field descriptions
-// (the tool description names what matters) and not the inside of nested objects. The complete
-// schema of a tool, with every description, is `svc://tools/{name}/schema` (resources/read) and
-// `/openapi.json`. The fields every solver shares are described once, in the instructions.
+// 40 KB for every tool together (test/mcp/tools.test.ts; 36 KB for 58 tools). The schemas are
+// therefore compact forms of the declarations: for the input, every top-level field with its type,
+// its enumeration and whether it is required, and the item type of a list of values; not the field
+// descriptions, defaults and bounds (the tool's one-line description names what matters; the node
+// refuses what is out of bounds, naming the bound) and not the inside of nested objects. The
+// complete schema of a tool, every field described, is `svc://tools/{name}/schema`
+// (resources/read) and `/openapi.json`. The fields every solver shares are described once, in the
+// instructions, and not listed per tool (`series`, which only MCP has, is).
 import type { App, Operation } from '../ops/types.ts';
 import { jsonSchemaOf, outputSchemaOf, portableSchema } from '../ops/schema.ts';
-import { COMMON_KEYS } from '../ops/solvers.ts';
 
 export interface ToolDefinition {
   name: string;
@@ -28,12 +29,6 @@ export function toolOperations(app: App): Operation[] {
   return app.operations.filter((o) => o.tool && o.access !== 'admin');
 }
 
-/** The common solver fields an MCP schema lists (bare: they are described in the instructions);
- * the others (operators, inputs, consts, domain, query) are accepted but not listed. */
-const LISTED_COMMON = (process.env.MCP_COMMON ?? '').split(',').filter(Boolean);
-const BOUNDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'];
-/** what the compact form keeps of a top-level field besides its type (tuned to the size budget) */
-const KEEP = { bounds: process.env.MCP_KEEP_BOUNDS === '1', defaults: process.env.MCP_KEEP_DEFAULTS === '1' };
 
 /** One field of an input schema in compact form (see the head of this file). */
 function compactField(s: any, depth: number): any {
@@ -52,10 +47,6 @@ function compactField(s: any, depth: number): any {
   if (s.type !== undefined) out.type = s.type;
   if (s.const !== undefined) out.const = s.const;
   if (s.enum) out.enum = s.enum;
-  if (depth === 0) {
-    if (KEEP.bounds) for (const k of BOUNDS) if (s[k] !== undefined) out[k] = s[k];
-    if (KEEP.defaults && s.default !== undefined && (typeof s.default !== 'object' || s.default === null) && String(s.default).length <= 24) out.default = s.default;
-  }
   // the items of a top-level array when they are numbers, integers or strings (a list of values);
   // arrays of arrays and of objects say only that they are arrays
   if (s.type === 'array' && s.items && depth === 0 && ['number', 'integer', 'string'].includes(s.items.type)) {
@@ -69,11 +60,8 @@ function compactField(s: any, depth: number): any {
 export function compactInputSchema(op: Operation): Record<string, any> {
   const full = portableSchema({ type: 'object', ...jsonSchemaOf(op) });
   const props: Record<string, any> = {};
-  const solver = op.id.startsWith('solver.');
-  for (const [k, v] of Object.entries<any>(full.properties ?? {})) {
-    if (solver && COMMON_KEYS.concat('folder').includes(k) && !LISTED_COMMON.includes(k)) continue;
-    props[k] = solver && LISTED_COMMON.includes(k) ? { type: v.type ?? 'object' } : compactField(v, 0);
-  }
+  const shared = new Set(op.sharedFields ?? []);
+  for (const [k, v] of Object.entries<any>(full.properties ?? {})) if (!shared.has(k)) props[k] = compactField(v, 0);
   if (op.seriesOptIn) props.series = { type: 'boolean' };
   const out: Record<string, any> = { type: 'object', properties: props };
   if (full.required?.length) out.required = full.required;

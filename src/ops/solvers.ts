@@ -303,6 +303,7 @@ export async function solverOperations(_app: App): Promise<Operation[]> {
       hints: SEALING,
       output: SOLVER_OUTPUT,
       seriesOptIn: true,
+      sharedFields: sharedFieldsOf(ls),
       summary: d.summary,
       description: `${d.domain}: ${d.methodDescription}. Value in ${d.unit}; the result is sealed in a signed receipt.`,
       tag: 'solvers',
@@ -354,6 +355,13 @@ export async function runUnsealed(name: string, body: unknown, opts: { now?: num
     ...(job.body as Record<string, any>),
     svcState: { operators: job.operators },
   };
+}
+
+/** The common fields a solver's body takes that are not its own (its own `sample` is its own). */
+function sharedFieldsOf(ls: LoadedSolver): string[] {
+  const own = shapeOf(ls.descriptor.input);
+  const common = ls.noCommonFields ? ['folder', 'acceptOutOfBound'] : Object.keys(commonFields());
+  return common.filter((k) => !(k in own));
 }
 
 /** JSON Schema of a solver op's body: its own fields plus the common ones. */

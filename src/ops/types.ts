@@ -173,6 +173,9 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
   /** schema of a success answer (zod 4 or a JSON Schema object): the MCP `outputSchema`; objects
    * may carry more fields than it lists */
   output?: z.ZodType | Record<string, unknown>;
+  /** fields this operation shares with a whole family (the common solver fields): described once,
+   * in the MCP instructions, and not listed in its MCP input schema */
+  sharedFields?: string[];
   /** the answer may carry `series`, which MCP sends only when the call asks `series: true` (or
    * gives `sample`); over HTTP series are always sent */
   seriesOptIn?: boolean;
