@@ -21,7 +21,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createMcpHandler, isLegacyRequest, Server, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import type { App, Operation } from '../ops/types.ts';
 import type { Caller } from '../core/caller.ts';
 import { SvcError, isSvcError } from '../core/errors.ts';
@@ -165,6 +165,17 @@ function buildServer(app: App): Server {
     throw new ProtocolError(ProtocolErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
   });
   return server;
+}
+
+/** The request as the SDK's era classification reads it: method and headers, the body being
+ * passed parsed (no second serialisation of a body of up to 12 MiB). */
+function headersOnly(req: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v === undefined) continue;
+    try { headers.set(k, Array.isArray(v) ? v.join(', ') : String(v)); } catch { /* a value fetch cannot hold: not an MCP header */ }
+  }
+  return new Request(`http://localhost${req.url}`, { method: req.method, headers });
 }
 
 function rpcError(reply: FastifyReply, status: number, code: number, message: string, headers: Record<string, string> = {}) {
@@ -311,7 +322,7 @@ export async function registerMcp(fastify: FastifyInstance, app: App): Promise<v
     const authInfo: AuthInfo = { token: bearer ?? '', clientId: caller?.zid ?? 'anonymous', scopes: caller?.scopes ?? [], extra: auth as unknown as Record<string, unknown> };
     (req.raw as any).auth = authInfo;
 
-    const legacy = req.method !== 'POST' || body === undefined || await isLegacyRequest(await toWebRequest(req.raw as any, body), body);
+    const legacy = req.method !== 'POST' || body === undefined || await isLegacyRequest(headersOnly(req), body);
     if (legacy) return serveLegacy(req, reply, body);
     reply.hijack();
     await serveModern(req.raw as any, reply.raw as any, body);
