@@ -31,7 +31,7 @@ import { jsonSchemaOf, portableSchema } from '../ops/schema.ts';
 import { bearerChallenge } from '../hosting/oauth.ts';
 import {
   toolOperations, toolDefinitions, instructions, renderResult, renderError,
-  RECEIPT_URI_TEMPLATE, SCHEMA_URI_TEMPLATE, type ToolResult,
+  RECEIPT_URI_TEMPLATE, SCHEMA_URI_TEMPLATE,
 } from './tools.ts';
 
 export { toolOperations };
@@ -129,12 +129,9 @@ function buildServer(app: App): Server {
       notify: async (method, params) => { await ctx.mcpReq.notify({ method, params } as any); },
     });
     if (result.isError) return renderError(result.body);
-    const body = result.body;
-    if (!split.series && 'series' in body) {
-      const { series: _series, ...rest } = body;
-      return renderResult(op, rest);
-    }
-    return renderResult(op, body) satisfies ToolResult;
+    // series are opt-in over MCP: left out unless asked for (the receipt keeps them)
+    const { series, ...rest } = result.body;
+    return renderResult(op, split.series && series !== undefined ? result.body : rest);
   });
   server.setRequestHandler('resources/list', async () => ({ resources: [] }));
   server.setRequestHandler('resources/templates/list', async () => ({
@@ -149,7 +146,9 @@ function buildServer(app: App): Server {
     if (receipt) {
       const op = app.operations.find((o) => o.id === 'receipts.get');
       const auth = authOf(ctx.http?.authInfo);
-      const r = op && await callTool(app, op, { id: decodeURIComponent(receipt[1]) }, {
+      let id: string;
+      try { id = decodeURIComponent(receipt[1]); } catch { throw new ProtocolError(ProtocolErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri }); }
+      const r = op && await callTool(app, op, { id }, {
         caller: auth.caller, bearer: auth.bearer, signal: ctx.mcpReq.signal, requestId: String(ctx.mcpReq.id), ip: auth.ip, via: 'mcp', headers: auth.headers, progress: () => {},
       });
       if (!r || r.isError) {
