@@ -40,16 +40,25 @@ function parseJson(text: string, what: string): any {
   try { return JSON.parse(text); } catch (e) { die(`${what} is not valid JSON: ${(e as Error).message}`); }
 }
 
-export async function mcpCall(url: string, key: string | undefined, tool: string, args: unknown): Promise<any> {
-  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+/** One tool call over MCP with the SDK v2 client: it speaks 2026-07-28 to a node that offers it
+ * (server/discover) and falls back to the 2025 handshake. A refused call comes back as its
+ * DESIGN §9 error body (the result's text). */
+export async function mcpCall(url: string, key: string | undefined, tool: string, args: unknown): Promise<{ isError: boolean; body: unknown }> {
+  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
   const transport = new StreamableHTTPClientTransport(new URL('/api/mcp', url), {
     requestInit: key ? { headers: { authorization: `Bearer ${key}` } } : undefined,
   });
-  const client = new Client({ name: 'svc-cli', version: '1' });
+  const client = new Client({ name: 'svc-cli', version: '1' }, { versionNegotiation: { mode: 'auto' } });
   await client.connect(transport);
   try {
-    return await client.callTool({ name: tool, arguments: args as Record<string, unknown> });
+    const res: any = await client.callTool({ name: tool, arguments: args as Record<string, unknown> });
+    if (res.isError) {
+      const text = res.content?.find((c: any) => c.type === 'text')?.text ?? '';
+      let body: unknown = text;
+      try { body = JSON.parse(text); } catch { /* a plain message */ }
+      return { isError: true, body };
+    }
+    return { isError: false, body: res.structuredContent ?? res.content };
   } finally {
     await client.close();
   }
@@ -174,7 +183,7 @@ async function main() {
     if (!pos[1]) die(USAGE);
     const args = pos[2] ? parseJson(pos[2], 'arguments') : {};
     const res = await mcpCall(url, key, pos[1], args);
-    process.stdout.write(JSON.stringify(res.structuredContent ?? res, null, 2) + '\n');
+    process.stdout.write(JSON.stringify(res.body, null, 2) + '\n');
     process.exit(res.isError ? 1 : 0);
   }
   if (cmd === 'solve') {

@@ -15,6 +15,7 @@ import { folderField } from './schema.ts';
 import { buildIndex, chooseSolver, mapInputs, numbersInQuery, schemaKeys, type DispatchIndex } from './dispatch.ts';
 import { checkNamedRival, readQuery, refuseRead } from './dispatch-read.ts';
 import type { SolverDescriptor } from '../solvers/types.ts';
+import { SEALING, sealedResult } from './outputs.ts';
 
 let indexPromise: Promise<{ index: DispatchIndex; byName: Map<string, { descriptor: SolverDescriptor; noCommonFields: boolean }> }> | null = null;
 
@@ -30,9 +31,15 @@ export const operations: Operation[] = [
   defineOp({
     id: 'solver.auto',
     tool: 'svc_auto',
+    title: 'Solve a plain-English request',
+    brief: 'Describe a problem in plain English: the best-matching solver runs and seals its result.',
+    hints: SEALING,
+    output: sealedResult(),
+    seriesOptIn: true,
     method: 'POST',
     path: '/api/svc/auto',
     access: 'key',
+    scope: 'compute',
     cost: 1,
     tag: 'solvers',
     summary: 'Natural-language auto-dispatch: picks the solver that fits a plain-English request, runs it and seals the result under that solver\'s own source; result.dispatch shows the ranking.',

@@ -14,6 +14,45 @@ import { folderField, shapeOf, toJsonSchema } from './schema.ts';
 import { loadSolvers, solverRun, type LoadedSolver } from '../solvers/engine/loader.ts';
 import { assertMachineCaller } from '../services/identity.ts';
 import type { SealJob } from '../services/seal-batch.ts';
+import { sealedResult, SEALING } from './outputs.ts';
+
+/** A solver's display name (MCP title) and one-line description (MCP description), when its
+ * descriptor gives none: the summary is the full text (OpenAPI), this is what a tool list shows. */
+const TOOL_TEXT: Record<string, [title: string, brief: string]> = {
+  protect: ['Liveness guard', 'Guard power P and state (OK, DEGRADED, BREACH) from a liveness signal; value: P.'],
+  solve: ['Trajectory tuned to a closed form', 'Free fall with drag, pendulum or inverse-square fall by RK4, tuned to within 0.1 % of its closed form; value: energy (J).'],
+  multibody: ['N-body integration', 'N-body gravity (2-16 bodies) by RK4: energy, momentum drift and Kepler period check; value: energy (J).'],
+  evolve: ['Molecular dynamics (Lennard-Jones)', 'Lennard-Jones molecular dynamics (NVE) on a preset or your XYZ/LAMMPS data: energies, temperature, pressure, RDF.'],
+  action: ['Symplectic orbit integration', 'Kepler orbit, oscillator or pendulum by leapfrog or Yoshida 4/6/8; value: final energy, with its drift.'],
+  heat: ['Heat equation', 'Heat equation on a bar or square (a sine mode, or your initial and boundary conditions); value: mode amplitude.'],
+  lorenz: ['Lorenz attractor', 'Lorenz system by RK4: phase-volume contraction rate (value) and the largest Lyapunov exponent.'],
+  wave: ['Wave equation', 'Membrane, string or 2-D EM cavity by leapfrog (or your own problem); value: the conserved energy.'],
+  flow: ['Incompressible flow', '2-D incompressible flow (stable fluids) from a Taylor-Green vortex; value: peak speed, checked against exact decay.'],
+  fracture: ['Fracture (peridynamics)', 'Peak stress of a notched plate or a bar pulled to a strain, by peridynamics with bond breaking.'],
+  react: ['Reaction-diffusion', 'Gray-Scott or FitzHugh-Nagumo patterns on an N x N grid; value: mean concentration of u.'],
+  epi: ['Epidemic model (SIR/SEIR)', 'SIR or SEIR epidemic: R0 (value), peak infected, peak day and final size.'],
+  quant: ['Option pricing (Monte Carlo)', 'European call or put price by Monte Carlo with standard error and delta, checked against Black-Scholes.'],
+  zeta: ['Riemann zeta zeros', 'Number of zeros of the Riemann zeta function on the critical line up to height T, checked against N(T).'],
+  sat: ['Random 3-SAT', 'A random 3-SAT instance decided by DPLL: a verified assignment or unsatisfiable; value: decisions.'],
+  gauge: ['U(1) lattice gauge theory', 'Compact U(1) lattice gauge Monte Carlo: mean plaquette with its error, checked against I1(b)/I0(b).'],
+  fea: ['Cantilever finite elements', 'Cantilever tip deflection (m) by Q4 finite elements, checked against Timoshenko beam theory.'],
+  grid: ['Power flow', 'Power flow: DC on a synthetic network, or AC/DC on your MATPOWER case (voltages, flows, losses).'],
+  device: ['Device electrostatics', "Potential of a parallel-plate device or a PN junction's built-in potential (V)."],
+  opt: ['Optimisation', 'Minimise a test function or your own expression (Nelder-Mead, BFGS, L-BFGS-B) with a KKT check; value: f.'],
+  climate: ['Shallow-water waves', '1-D shallow-water waves: peak surface height (value), wave speed against sqrt(gH), mass conservation.'],
+  dock: ['Molecular docking', 'Rigid ligand docked into a built-in pocket over 6 degrees of freedom (LJ + Coulomb); value: best energy.'],
+  buckling: ['Column buckling', 'Euler buckling load (N) of a column with pinned, fixed or free ends, by beam FEM eigenvalues.'],
+  acoustic: ['Duct acoustics', 'Resonant frequency (Hz) of mode n of a duct with open or closed ends (finite-volume Helmholtz).'],
+  schrodinger: ['1-D Schrödinger eigenstates', 'Energy of bound state n of a 1-D potential (harmonic, box, finite well), checked analytically.'],
+  tumor: ['Fisher-KPP growth front', 'Growth-front speed of logistic growth plus diffusion (Fisher-KPP), checked against 2*sqrt(r*D).'],
+  lotka: ['Predator-prey dynamics', 'Lotka-Volterra predator-prey by RK4 or symplectic; value: the conserved first integral.'],
+  kalman: ['Kalman filter', 'Kalman filter on a simulated linear Gaussian system; value: steady-state error, checked by the Riccati fixed point.'],
+  closedform: ['Closed-form nonlinear oscillator', "Exact solution of phi'' = mu2*phi + lambda*phi^3 + F (harmonic, hyperbolic, Duffing …) with an RK4 cross-check."],
+  ode: ['ODE system', "Your own ODE system y' = f(t, y) (RK45, DOP853, Radau, BDF) with events and a global error estimate."],
+};
+
+/** The answer of every solver operation. */
+export const SOLVER_OUTPUT = sealedResult();
 
 const finiteNumber = z.number().finite();
 /** the request fields every solver takes besides its own (DESIGN §10) */
@@ -257,11 +296,18 @@ export async function solverOperations(_app: App): Promise<Operation[]> {
       method: 'POST',
       path: `/api/svc/${d.name}`,
       access: 'key',
+      scope: 'compute',
       cost: 1,
       input: solverInputSchema(ls),
       jsonSchema: solverJsonSchema(ls),
+      title: d.title ?? TOOL_TEXT[d.name]?.[0] ?? d.domain,
+      brief: d.brief ?? TOOL_TEXT[d.name]?.[1],
+      hints: SEALING,
+      output: SOLVER_OUTPUT,
+      seriesOptIn: true,
+      sharedFields: sharedFieldsOf(ls),
       summary: d.summary,
-      description: `${d.domain}: ${d.methodDescription}. Operator chain ${d.operators.join(', ')}; unit ${d.unit}. Returns a v2 sealed receipt.`,
+      description: `${d.domain}: ${d.methodDescription}. Value in ${d.unit}; the result is sealed in a signed receipt.`,
       tag: 'solvers',
       ...(d.bodyLimit ? { bodyLimit: d.bodyLimit } : {}),
       handler: (input, ctx) => runAndSeal(ctx, ls, input as Record<string, any>),
@@ -311,6 +357,13 @@ export async function runUnsealed(name: string, body: unknown, opts: { now?: num
     ...(job.body as Record<string, any>),
     svcState: { operators: job.operators },
   };
+}
+
+/** The common fields a solver's body takes that are not its own (its own `sample` is its own). */
+function sharedFieldsOf(ls: LoadedSolver): string[] {
+  const own = shapeOf(ls.descriptor.input);
+  const common = ls.noCommonFields ? ['folder', 'acceptOutOfBound'] : Object.keys(commonFields());
+  return common.filter((k) => !(k in own));
 }
 
 /** JSON Schema of a solver op's body: its own fields plus the common ones. */

@@ -56,6 +56,19 @@ export interface App {
 }
 
 export type Access = 'public' | 'user' | 'key' | 'admin';
+
+/** What calling a tool does, for MCP clients deciding what to put in front of a person (the four
+ * MCP tool annotations, all always set). */
+export interface ToolHints {
+  /** changes nothing: a look-up (no charge, no chain entry, no stored state) */
+  readOnly: boolean;
+  /** may delete or overwrite something (meaningful when not read-only) */
+  destructive: boolean;
+  /** calling it again with the same arguments has no further effect */
+  idempotent: boolean;
+  /** reaches systems outside this node (the literature sources) */
+  openWorld: boolean;
+}
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface OpContext {
@@ -149,6 +162,23 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
   /** may answer 503 UPSTREAM_UNAVAILABLE: it depends on an upstream (literature sources, the
    * store's LISTEN, a node that is shutting down) */
   upstream?: boolean;
+  /** a tool's display name (MCP `title`) */
+  title?: string;
+  /** a tool's one-line description for tool lists (MCP `description`; at most ~120 characters:
+   * what it gives, and for a computation what its value is); summary and description stay the
+   * full text of OpenAPI and the catalog */
+  brief?: string;
+  /** a tool's behaviour (MCP annotations); every tool declares them */
+  hints?: ToolHints;
+  /** schema of a success answer (zod 4 or a JSON Schema object): the MCP `outputSchema`; objects
+   * may carry more fields than it lists */
+  output?: z.ZodType | Record<string, unknown>;
+  /** fields this operation shares with a whole family (the common solver fields): described once,
+   * in the MCP instructions, and not listed in its MCP input schema */
+  sharedFields?: string[];
+  /** the answer may carry `series`, which MCP sends only when the call asks `series: true` (or
+   * gives `sample`); over HTTP series are always sent */
+  seriesOptIn?: boolean;
   /** hidden from svc_api_catalog and OpenAPI (never used for public operations) */
   hidden?: boolean;
   /** the query string is not input: it is ignored, not refused (hosted pages, whose own scripts

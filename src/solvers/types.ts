@@ -66,6 +66,10 @@ export interface SolverDescriptor<S extends z.ZodType = z.ZodType> {
   operators: string[];
   unit: string;
   summary: string;
+  /** display name of the tool (MCP `title`), a few words: 'Heat equation' */
+  title?: string;
+  /** one line (at most ~120 characters) for tool lists: what it computes and what `value` is */
+  brief?: string;
   /** the tool's own fields with the spec's defaults and bounds; a z.strictObject */
   input: S;
   /** plain-English requests a user would write for this solver (used by svc_auto; at least 6) */
