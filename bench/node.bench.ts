@@ -1,14 +1,17 @@
 // Issue "The node": sealed svc_protect calls per second against a bare Fastify route returning
 // the same JSON, in one run on this machine. Prints throughput, p50/p99 latency and the ratio.
-// Target: sealed throughput at least 30 % of the bare route on the embedded store. For comparison
-// it also measures a node with PGlite on the event loop (SVC_PGLITE_THREAD=0, the earlier design).
+// Target (issue 20): sealed throughput at least 15 % of the bare route on the embedded store, with
+// every receipt a log leaf (one checkpoint signature per batch), and p99 at most 10 ms at half the
+// sealed peak rate. BENCH_INLOOP=1 also measures a node with PGlite on the event loop
+// (SVC_PGLITE_THREAD=0, the earlier design).
 //
 // Issue 19 ("Fair under abuse"): the load comes from one machine over 32 connections. A node runs
-// one solver job per machine at a time by default (SVC_MACHINE_CONCURRENCY=1), which would measure
-// the fair queue instead of the seal path, so this bench's node lets one machine run 32 at once.
-// It also prints the node's resident memory: idle (started, one sealed call made, settled) and the
-// peak under the 32-connection sealed load, against the targets (idle <= 250 MiB, load <= 600 MiB).
-// The node runs with the flags `npm start` gives it (package.json).
+// one pooled solver job per machine at a time by default (SVC_MACHINE_CONCURRENCY=1); svc_protect
+// runs on the event loop (issue 20) and does not queue, but the bench's node lets one machine run
+// 32 pooled jobs at once anyway, so the figure stays the seal path's if protect moves back to the
+// pool. It also prints the node's resident memory: idle (started, one sealed call made, settled)
+// and the peak under the 32-connection sealed load, against the targets (idle <= 250 MiB, load <=
+// 600 MiB). The node runs with the flags `npm start` gives it (package.json).
 import { startChild, load, fmt } from './lib.ts';
 import { rssBytes } from './load-lib.ts';
 
@@ -27,9 +30,9 @@ try {
   // idle: started, one sealed call made (node_server), then left alone
   await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
   const idle = rssBytes(node.child.pid!);
-  await load({ url: bare.info.url + '/api/svc/protect', method: 'POST', headers, body, duration: 2 });
   let peak = 0;
   const sampler = setInterval(() => { peak = Math.max(peak, rssBytes(node.child.pid!)); }, 200);
+  await load({ url: bare.info.url + '/api/svc/protect', method: 'POST', headers, body, duration: 2 });
   await load({ url: node.info.url + '/api/svc/protect', method: 'POST', headers, body, duration: 2 });
   const b = await load({ url: bare.info.url + '/api/svc/protect', method: 'POST', headers, body, duration: DURATION });
   const s = await load({ url: node.info.url + '/api/svc/protect', method: 'POST', headers, body, duration: DURATION });
@@ -37,14 +40,18 @@ try {
   peak = Math.max(peak, rssBytes(node.child.pid!));
   console.log(`node.bench: bare Fastify route   ${fmt(b.rps, 0)} req/s  p50 ${b.p50} ms  p99 ${b.p99} ms  (non-2xx ${b.non2xx})`);
   console.log(`node.bench: sealed svc_protect   ${fmt(s.rps, 0)} req/s  p50 ${s.p50} ms  p99 ${s.p99} ms  (non-2xx ${s.non2xx}, errors ${s.errors})`);
-  console.log(`node.bench: sealed / bare = ${fmt((100 * s.rps) / b.rps)} %  (target >= 30 %)`);
-  console.log(`node.bench: RSS idle ${mib(idle)} MiB (target <= 250 MiB) ${idle <= 250 * 2 ** 20 ? 'met' : 'NOT MET'}; peak under the 32-connection sealed load ${mib(peak)} MiB (target <= 600 MiB) ${peak <= 600 * 2 ** 20 ? 'met' : 'NOT MET'}`);
+  console.log(`node.bench: sealed / bare = ${fmt((100 * s.rps) / b.rps)} %  (target >= 15 %, issue 20)`);
+  console.log(`node.bench: RSS idle ${mib(idle)} MiB (target <= 250 MiB: ${idle <= 250 * 2 ** 20 ? 'met' : 'NOT MET'}); peak under the 32-connection sealed load ${mib(peak)} MiB (target <= 600 MiB: ${peak <= 600 * 2 ** 20 ? 'met' : 'NOT MET'})`);
+  // latency at half the sealed peak rate (issue 20: p99 at most 10 ms there)
+  const half = await load({ url: node.info.url + '/api/svc/protect', method: 'POST', headers, body, duration: DURATION, overallRate: Math.max(1, Math.round(s.rps / 2)) });
+  console.log(`node.bench: sealed at half the peak (${Math.round(s.rps / 2)} req/s offered)   ${fmt(half.rps, 0)} req/s  p50 ${half.p50} ms  p99 ${half.p99} ms  (non-2xx ${half.non2xx}; target p99 <= 10 ms)`);
   const v = await fetch(node.info.url + '/api/chain/verify', { headers }).then((r) => r.json()) as any;
   console.log(`node.bench: chain after the run: ${v.length} entries, valid=${v.valid}`);
 } finally {
   node.child.kill('SIGTERM');
   bare.child.kill('SIGTERM');
 }
+if (process.env.BENCH_INLOOP === '1') {
 const inLoop = await startChild(here + 'node_server.ts', { ...SINGLE_TENANT, SVC_PGLITE_THREAD: '0' }, NODE_ARGV);
 try {
   const h = { ...headers, authorization: `Bearer ${inLoop.info.key}` };
@@ -53,4 +60,5 @@ try {
   console.log(`node.bench: sealed, PGlite on the event loop (SVC_PGLITE_THREAD=0)   ${fmt(s.rps, 0)} req/s  p50 ${s.p50} ms  p99 ${s.p99} ms  (non-2xx ${s.non2xx})`);
 } finally {
   inLoop.child.kill('SIGTERM');
+}
 }

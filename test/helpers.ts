@@ -16,12 +16,23 @@ export interface TestNode {
   tool(name: string, args?: unknown, key?: string): Promise<{ isError: boolean; body: any }>;
   demoKey(): Promise<string>;
   machine(displayName?: string): Promise<{ zid: string; apiKey: string; slug: string; keyPrefix: string; recovery: { equation: string; salt: string } }>;
-  listen(): Promise<string>;
+  /** listens on 127.0.0.1 (an ephemeral port unless `port` is given) and returns the base URL */
+  listen(port?: number): Promise<string>;
   close(): Promise<void>;
 }
 
 export const ADMIN_KEY = 'test-admin-key-' + 'x'.repeat(24);
 export const SEAL_SECRET = 'ab'.repeat(32);
+
+/** A port nobody listens on now (for a node whose SVC_BASE_URL must name its own address). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const srv = createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((resolve) => srv.close(resolve));
+  return port;
+}
 
 export async function testNode(opts: { config?: Partial<Config>; env?: Record<string, string>; clock?: Clock } = {}): Promise<TestNode> {
   const schema = process.env.DATABASE_URL ? `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}` : null;
@@ -81,9 +92,9 @@ export async function testNode(opts: { config?: Partial<Config>; env?: Record<st
       if (r.status !== 200) throw new Error(`spin up failed: ${r.status} ${r.text}`);
       return r.body;
     },
-    async listen() {
+    async listen(port = 0) {
       if (!listening) {
-        await http.listen({ port: 0, host: '127.0.0.1' });
+        await http.listen({ port, host: '127.0.0.1' });
         const addr = http.server.address() as { port: number };
         listening = `http://127.0.0.1:${addr.port}`;
       }

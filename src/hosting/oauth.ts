@@ -25,6 +25,13 @@ import { appendToChain } from '../services/chain.ts';
 export const ACCESS_PREFIX = 'svc_oat_';
 export const REFRESH_PREFIX = 'svc_ort_';
 export const CODE_PREFIX = 'svc_oac_';
+/** client ids issued by dynamic client registration (RFC 7591) */
+export const CLIENT_PREFIX = 'svc_oc_';
+export const CLIENT_RE = /^svc_oc_[A-Za-z0-9_-]{22}$/;
+/** RFC 9728 protected resource metadata, at the root of the node (the whole API is one resource) */
+export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
+/** what an MCP client is asked for when it signs in: run solvers and read its receipts */
+export const MCP_SCOPES = ['compute', 'machine:read'];
 /** lifetimes in seconds */
 export const TTL = { request: 600, code: 120, access: 3600, refresh: 30 * 86400, idToken: 3600 } as const;
 
@@ -57,7 +64,7 @@ export function rfcStyle(e: unknown): unknown {
 
 export function supportedScopes(app: App): string[] {
   const s = new Set(['openid']);
-  for (const op of app.operations) if (op.access === 'user' && op.scope) s.add(op.scope);
+  for (const op of app.operations) if ((op.access === 'user' || op.access === 'key') && op.scope) s.add(op.scope);
   return [...s].sort();
 }
 
@@ -99,15 +106,17 @@ export interface AuthorizeParams {
   scope?: string;
   nonce?: string;
   response_mode?: string;
+  resource?: string;
 }
 
 const SCOPE_TEXT: Record<string, string> = {
   openid: 'identify the machine (its ZID) to the client through an id_token',
+  compute: "run sealed computations (every solver, svc_compute, svc_unified, svc_lattice, svc_shift), each charged to this machine's compute tokens and appended to its chain",
 };
 
 function describeScope(app: App, s: string): string {
   if (SCOPE_TEXT[s]) return SCOPE_TEXT[s];
-  const ops = app.operations.filter((o) => o.scope === s && o.access === 'user');
+  const ops = app.operations.filter((o) => o.scope === s && (o.access === 'user' || o.access === 'key'));
   return `call ${ops.map((o) => `${o.method} ${o.path}`).join(', ')}`;
 }
 
@@ -122,10 +131,111 @@ function ceremonySteps(app: App) {
   ];
 }
 
+/** RFC 8707 resource indicator: tokens of this node are for this node. The resource may name
+ * the node (its base URL) or anything under it (the MCP endpoint); anything else is refused. */
+export function checkResource(app: App, resource: string): void {
+  let u: URL;
+  try { u = new URL(resource); } catch { throw oauthError('INVALID_INPUT', 'invalid_target', 'resource must be an absolute URL'); }
+  const base = new URL(app.config.baseUrl);
+  const under = u.origin === base.origin && (u.pathname + '/').startsWith(base.pathname.replace(/\/?$/, '/'));
+  if (!under || u.hash) throw oauthError('INVALID_INPUT', 'invalid_target', `resource must be this node (${app.config.baseUrl}) or a URL under it`);
+}
+
+/** A client registered through RFC 7591 may only use the redirect URIs it registered. */
+async function checkRegisteredRedirect(app: App, clientId: string, redirectUri: string): Promise<void> {
+  if (!clientId.startsWith(CLIENT_PREFIX)) return;
+  const rows = CLIENT_RE.test(clientId) ? await app.db.query<any>('SELECT redirect_uris FROM oauth_clients WHERE client_id = $1', [clientId]) : [];
+  if (!rows.length) throw oauthError('INVALID_INPUT', 'invalid_client', 'unknown client_id: register it first (POST /api/oauth/register)');
+  if (!(JSON.parse(rows[0].redirect_uris) as string[]).includes(redirectUri)) {
+    throw oauthError('INVALID_INPUT', 'invalid_request', 'redirect_uri is not one of the redirect URIs this client registered');
+  }
+}
+
+export interface ClientMetadata {
+  redirect_uris: string[];
+  client_name?: string;
+  client_uri?: string;
+  logo_uri?: string;
+  scope?: string;
+  grant_types?: string[];
+  response_types?: string[];
+  token_endpoint_auth_method?: string;
+  application_type?: string;
+  software_id?: string;
+  software_version?: string;
+}
+
+/** RFC 7591 dynamic client registration of a public client: the node issues a client_id and
+ * keeps the redirect URIs; it answers the metadata it registered (RFC 7591 §3.2.1), which may
+ * differ from the request: only public clients (`token_endpoint_auth_method: none`), the grants
+ * and response type the node supports, the scopes it knows. */
+export async function registerClient(app: App, m: ClientMetadata) {
+  if (!m.redirect_uris?.length) throw oauthError('INVALID_INPUT', 'invalid_redirect_uri', 'redirect_uris must list at least one URI');
+  for (const u of m.redirect_uris) {
+    try { checkRedirectUri(u); } catch (e) { throw oauthError('INVALID_INPUT', 'invalid_redirect_uri', `${u.slice(0, 200)}: ${(e as Error).message}`); }
+  }
+  const grants = (m.grant_types ?? ['authorization_code']).filter((g) => g === 'authorization_code' || g === 'refresh_token');
+  if (!grants.includes('authorization_code')) throw oauthError('INVALID_INPUT', 'invalid_client_metadata', "grant_types must include 'authorization_code'");
+  if (m.response_types && !m.response_types.includes('code')) throw oauthError('INVALID_INPUT', 'invalid_client_metadata', "response_types must include 'code'");
+  const scope = m.scope === undefined ? undefined : parseScope(app, m.scope).join(' ');
+  const clientId = CLIENT_PREFIX + randomBytes(16).toString('base64url');
+  const issuedAt = Math.floor(app.clock.now());
+  const registered = {
+    client_id: clientId,
+    client_id_issued_at: issuedAt,
+    redirect_uris: m.redirect_uris,
+    grant_types: grants,
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    ...(m.client_name !== undefined ? { client_name: m.client_name } : {}),
+    ...(m.client_uri !== undefined ? { client_uri: m.client_uri } : {}),
+    ...(m.logo_uri !== undefined ? { logo_uri: m.logo_uri } : {}),
+    ...(scope !== undefined ? { scope } : {}),
+    ...(m.application_type !== undefined ? { application_type: m.application_type } : {}),
+    ...(m.software_id !== undefined ? { software_id: m.software_id } : {}),
+    ...(m.software_version !== undefined ? { software_version: m.software_version } : {}),
+  };
+  await app.db.query('INSERT INTO oauth_clients (client_id, client_name, redirect_uris, metadata) VALUES ($1,$2,$3,$4)',
+    [clientId, m.client_name ?? null, JSON.stringify(m.redirect_uris), JSON.stringify(registered)]);
+  return registered;
+}
+
+/** RFC 9728 protected resource metadata: the whole node is one resource, signed in to at itself. */
+export function protectedResourceMetadata(app: App) {
+  const base = app.config.baseUrl;
+  return {
+    resource: base,
+    authorization_servers: [base],
+    scopes_supported: supportedScopes(app).filter((s) => s !== 'openid'),
+    bearer_methods_supported: ['header'],
+    resource_name: 'svc sealed-computation node',
+    resource_documentation: `${base}/docs`,
+  };
+}
+
+const quoted = (v: string) => `"${v.replace(/["\\]/g, '')}"`;
+
+/** The `WWW-Authenticate` value for a refusal of the credential (RFC 6750 §3, RFC 9728 §5.1):
+ * a 401 (no credential, or one that is unknown, expired or revoked) names where to sign in and the
+ * scopes an MCP client should ask for; a 403 for a missing scope says which scope is needed
+ * (insufficient_scope). Null for anything else. */
+export function bearerChallenge(app: App, status: number, body: { code?: unknown; error?: unknown; requiredScope?: unknown }, opts: { credentialSent?: boolean } = {}): string | null {
+  const meta = `resource_metadata=${quoted(app.config.baseUrl + RESOURCE_METADATA_PATH)}`;
+  if (status === 401) {
+    const parts = [meta, `scope=${quoted(MCP_SCOPES.join(' '))}`];
+    if (opts.credentialSent) parts.unshift('error="invalid_token"', `error_description=${quoted(String(body.error ?? 'invalid credential'))}`);
+    return `Bearer ${parts.join(', ')}`;
+  }
+  if (status === 403 && typeof body.requiredScope === 'string') {
+    return `Bearer error="insufficient_scope", scope=${quoted(body.requiredScope)}, ${meta}`;
+  }
+  return null;
+}
+
 /** GET /api/oauth/authorize: describes the ceremony; with a complete request, records it. */
 export async function startAuthorization(app: App, p: AuthorizeParams) {
   const nowS = app.clock.now();
-  const oauthParams = ['redirect_uri', 'response_type', 'code_challenge', 'code_challenge_method', 'state', 'scope', 'nonce', 'response_mode'] as const;
+  const oauthParams = ['redirect_uri', 'response_type', 'code_challenge', 'code_challenge_method', 'state', 'scope', 'nonce', 'response_mode', 'resource'] as const;
   const given = oauthParams.filter((k) => p[k] !== undefined);
   const base = {
     ok: true as const,
@@ -140,6 +250,8 @@ export async function startAuthorization(app: App, p: AuthorizeParams) {
   if (!p.client_id) throw oauthError('INVALID_INPUT', 'invalid_request', 'client_id is required');
   if (!p.redirect_uri) throw oauthError('INVALID_INPUT', 'invalid_request', 'redirect_uri is required');
   const redirectUri = checkRedirectUri(p.redirect_uri);
+  if (p.resource !== undefined) checkResource(app, p.resource);
+  await checkRegisteredRedirect(app, p.client_id, redirectUri);
   if (p.response_type !== 'code') throw oauthError('INVALID_INPUT', 'unsupported_response_type', "response_type must be 'code'");
   if (p.response_mode !== undefined && p.response_mode !== 'query') throw oauthError('INVALID_INPUT', 'invalid_request', "response_mode must be 'query'");
   if (!p.code_challenge) throw oauthError('INVALID_INPUT', 'invalid_request', 'code_challenge is required (PKCE, RFC 7636)');
@@ -266,8 +378,9 @@ async function approvingKeyLive(q: Queryable, keyHash: string): Promise<boolean>
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: SvcError };
 
 /** grant_type=authorization_code. */
-export async function exchangeCode(app: App, p: { code?: string; code_verifier?: string; redirect_uri?: string; client_id?: string }): Promise<TokenSet> {
+export async function exchangeCode(app: App, p: { code?: string; code_verifier?: string; redirect_uri?: string; client_id?: string; resource?: string }): Promise<TokenSet> {
   if (!p.code) throw oauthError('INVALID_INPUT', 'invalid_request', 'code is required');
+  if (p.resource !== undefined) checkResource(app, p.resource);
   if (!p.code_verifier) throw oauthError('INVALID_INPUT', 'invalid_request', 'code_verifier is required (PKCE)');
   if (!CODE_VERIFIER_RE.test(p.code_verifier)) throw oauthError('INVALID_INPUT', 'invalid_request', 'code_verifier must be 43 to 128 characters of [A-Za-z0-9-._~]');
   if (!p.redirect_uri) throw oauthError('INVALID_INPUT', 'invalid_request', 'redirect_uri is required');
@@ -300,8 +413,9 @@ export async function exchangeCode(app: App, p: { code?: string; code_verifier?:
 }
 
 /** grant_type=refresh_token: rotation with reuse detection. */
-export async function rotateRefreshToken(app: App, p: { refresh_token?: string; zid?: string; client_id?: string; scope?: string }): Promise<TokenSet> {
+export async function rotateRefreshToken(app: App, p: { refresh_token?: string; zid?: string; client_id?: string; scope?: string; resource?: string }): Promise<TokenSet> {
   if (!p.refresh_token) throw oauthError('INVALID_INPUT', 'invalid_request', 'refresh_token is required');
+  if (p.resource !== undefined) checkResource(app, p.resource);
   if (!REFRESH_RE.test(p.refresh_token)) throw oauthError('INVALID_INPUT', 'invalid_request', `malformed refresh_token: expected ${REFRESH_PREFIX} followed by 43 base64url characters`);
   const nowS = app.clock.now();
   const hash = sha256Hex(p.refresh_token);
@@ -405,6 +519,7 @@ export function discoveryDocument(app: App) {
     authorization_endpoint: `${base}/api/oauth/authorize`,
     token_endpoint: `${base}/api/oauth/token`,
     revocation_endpoint: `${base}/api/oauth/revoke`,
+    registration_endpoint: `${base}/api/oauth/register`,
     jwks_uri: `${base}/.well-known/jwks.json`,
     scopes_supported: supportedScopes(app),
     response_types_supported: ['code'],

@@ -13,6 +13,7 @@ import { jsonSchemaOf } from '../ops/schema.ts';
 import { buildOpenApi, renderReferencePage } from './openapi.ts';
 import { ulid } from '../core/ids.ts';
 import { registerMcp } from '../mcp/server.ts';
+import { bearerChallenge } from '../hosting/oauth.ts';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -46,10 +47,13 @@ function frameworkError(err: any): SvcError | null {
   return null;
 }
 
-export function sendError(reply: FastifyReply, err: unknown, log?: (e: unknown) => void): FastifyReply {
+export function sendError(reply: FastifyReply, err: unknown, log?: (e: unknown) => void, app?: App): FastifyReply {
   const r = toErrorResponse(err);
   reply.request.svcErrorCode = String(r.body.code); // counted by src/observability (svc_http_errors_total)
   if (r.status >= 500 && log) log(err instanceof Error && err.cause ? err.cause : err);
+  // every 401 says where to sign in (RFC 9728 §5.1), a 403 for a missing scope which scope
+  const challenge = app && bearerChallenge(app, r.status, r.body, { credentialSent: reply.request.headers.authorization !== undefined });
+  if (challenge) r.headers['www-authenticate'] = challenge;
   reply.headers(r.headers);
   return reply.code(r.status).type('application/json; charset=utf-8').send(r.body);
 }
@@ -148,7 +152,7 @@ export async function buildHttp(app: App, opts: HttpOptions = {}): Promise<Fasti
   });
 
   fastify.setErrorHandler((err, req, reply) => {
-    sendError(reply, err, (e) => req.log.error({ err: e }, 'unhandled error'));
+    sendError(reply, err, (e) => req.log.error({ err: e }, 'unhandled error'), app);
   });
   // A known path asked with a method it does not take is 405 with Allow (RFC 9110 §15.5.6), not
   // 404: the router answers only for the methods registered, so the paths are kept here too.
@@ -245,6 +249,14 @@ function registerOperation(fastify: FastifyInstance, app: App, op: Operation): v
         raw = op.ignoreQuery ? { ...params } : { ...coerceQuery((req.query ?? {}) as Record<string, unknown>, schema), ...params };
       } else {
         const body = req.body;
+        // an operation that reads its body as text (the witness's add-checkpoint) gets it as `body`
+        if (op.textBody) {
+          if (typeof body !== 'string') throw new SvcError('UNSUPPORTED_MEDIA_TYPE', 'send the body as text/plain');
+          raw = { body, ...params };
+          const out = await invoke(app, op, raw, requestBase(req, reply, caller, bearer));
+          if (isRaw(out)) { if (out.headers) reply.headers(out.headers); return reply.code(out.status ?? 200).send(out.body); }
+          return reply.type('application/json; charset=utf-8').send(out);
+        }
         // no body at all is an empty object; a body that is JSON but not an object (null, an
         // array, a string, a number) is refused
         if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { defineOp, type Operation } from './types.ts';
 import { verifyChain } from '../services/chain.ts';
 import { assertMachineCaller } from '../services/identity.ts';
+import { LOOKUP } from './outputs.ts';
 
 export const operations: Operation[] = [
   defineOp({
@@ -23,6 +24,10 @@ export const operations: Operation[] = [
   defineOp({
     id: 'chain.observer',
     tool: 'svc_observer',
+    title: 'Chain feed',
+    brief: "Recent chain entries: the global feed without a key; your machine's entries in full with one.",
+    hints: LOOKUP,
+    output: z.object({ scope: z.string(), entries: z.array(z.object({ kind: z.string() })) }),
     method: 'GET',
     path: '/api/observer',
     access: 'public',

@@ -11,6 +11,7 @@ import { folderField } from './schema.ts';
 import { deployContract, listContracts, getContract, fireContract, FIRE_COST } from '../contracts/runtime.ts';
 import { generateDefinition } from '../contracts/generate.ts';
 import { FOUNDATION, foundationStatus } from '../contracts/foundation.ts';
+import { CREATES, LOOKUP, SEALING } from './outputs.ts';
 
 const varValue = z.union([z.number().finite(), z.boolean(), z.string().max(256)]);
 const variablesField = z.record(z.string().regex(VAR_NAME_RE, 'a variable name matches ' + VAR_NAME_RE.source), varValue);
@@ -20,6 +21,10 @@ export const operations: Operation[] = [
   defineOp({
     id: 'contracts.generate',
     tool: 'svc_contract_generate',
+    title: 'Draft a contract',
+    brief: 'Draft a contract definition from a plain-English description (deterministic; nothing is stored).',
+    hints: LOOKUP,
+    output: z.object({ definition: z.object({ name: z.string() }), assumptions: z.array(z.string()) }),
     method: 'POST',
     path: '/api/contracts/generate',
     access: 'key',
@@ -34,6 +39,10 @@ export const operations: Operation[] = [
   defineOp({
     id: 'contracts.templates',
     tool: 'svc_contract_templates',
+    title: 'Contract templates',
+    brief: 'The built-in contract templates: id and name.',
+    hints: LOOKUP,
+    output: z.object({ count: z.number(), templates: z.array(z.object({ id: z.string(), name: z.string() })) }),
     method: 'GET',
     path: '/api/contracts/templates',
     access: 'key',
@@ -81,6 +90,10 @@ export const operations: Operation[] = [
   defineOp({
     id: 'contracts.deploy',
     tool: 'svc_contract_deploy',
+    title: 'Deploy a contract',
+    brief: 'Deploy a contract from a template id or a definition; anchored on your chain.',
+    hints: CREATES,
+    output: z.object({ id: z.string(), state: z.string(), fireCount: z.number(), terminal: z.boolean() }),
     method: 'POST',
     path: '/api/contracts',
     access: 'key',
@@ -101,6 +114,10 @@ export const operations: Operation[] = [
   defineOp({
     id: 'contracts.list',
     tool: 'svc_contract_list',
+    title: 'List contracts',
+    brief: 'Your contracts, newest first: id, name, state, fire count.',
+    hints: LOOKUP,
+    output: z.object({ total: z.number(), contracts: z.array(z.object({ id: z.string(), state: z.string() })) }),
     method: 'GET',
     path: '/api/contracts',
     access: 'key',
@@ -118,6 +135,10 @@ export const operations: Operation[] = [
   defineOp({
     id: 'contracts.get',
     tool: 'svc_contract_get',
+    title: 'Get a contract',
+    brief: 'One of your contracts: state, definition, the transitions available now and its history.',
+    hints: LOOKUP,
+    output: z.object({ id: z.string(), state: z.string(), fireCount: z.number(), terminal: z.boolean() }),
     method: 'GET',
     path: '/api/contracts/:id',
     access: 'key',
@@ -132,6 +153,10 @@ export const operations: Operation[] = [
   defineOp({
     id: 'contracts.fire',
     tool: 'svc_contract_fire',
+    title: 'Fire a contract transition',
+    brief: "Fire a contract's next transition whose guard passes: sealed, or fired: false with the reason.",
+    hints: SEALING,
+    output: z.object({ fired: z.boolean() }).describe('fired true: the transition, the new state and a sealed receipt; fired false: reason, guard and values'),
     method: 'POST',
     path: '/api/contracts/:id/fire',
     access: 'key',

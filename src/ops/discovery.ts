@@ -5,6 +5,7 @@ import { defineOp, type Operation } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { publicOperations } from './registry.ts';
 import type { App } from './types.ts';
+import { LOOKUP } from './outputs.ts';
 
 function matchRoute(pattern: string, path: string): boolean {
   const a = pattern.split('/');
@@ -50,6 +51,10 @@ export const operations: Operation[] = [
   defineOp({
     id: 'discovery.catalog',
     tool: 'svc_api_catalog',
+    title: 'Search the API',
+    brief: "Search this node's HTTP API: endpoints by text, method and access class.",
+    hints: LOOKUP,
+    output: z.object({ total: z.number(), endpoints: z.array(z.object({ method: z.string(), path: z.string() })) }),
     method: 'GET',
     path: '/api/catalog',
     access: 'public',
@@ -81,6 +86,10 @@ export const operations: Operation[] = [
     id: 'discovery.http',
     upstream: true,
     tool: 'svc_http',
+    title: 'Call an API endpoint',
+    brief: 'Call any public /api/* endpoint of this node with your key; returns its status and body.',
+    hints: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
+    output: z.object({ status: z.number(), contentType: z.string() }).describe('the answer: status, contentType, body (JSON or text), truncated when a stream was cut'),
     method: 'POST',
     path: '/api/http',
     access: 'public',

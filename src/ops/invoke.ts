@@ -7,7 +7,9 @@
 //
 // Access classes (spec "Authentication"):
 //   public: anyone; a credential, if sent, must be valid (it identifies the caller)
-//   key:    a machine key (svc_ak_…); a demo key only where the operation allows it
+//   key:    a machine key (svc_ak_…); a demo key only where the operation allows it; an OAuth
+//           access token only when the operation names a scope and the token carries it (the
+//           sealed computations take `compute`: charged to the machine that granted the token)
 //   user:   a machine key, or an OAuth access token of the machine carrying the op's scope
 //   admin:  the SVC_ADMIN_KEY bearer; with no admin key configured, admin routes refuse everyone
 import { timingSafeEqual } from 'node:crypto';
@@ -115,8 +117,9 @@ export function authorize(op: Operation, caller: Caller | null): void {
         throw new SvcError('FORBIDDEN', 'a demo key may only call svc_spin_up and key-free tools; exchange it through svc_spin_up for a machine key');
       }
       if (caller.kind === 'oauth') {
-        if (op.access === 'user' && (!op.scope || caller.scopes?.includes(op.scope))) return;
-        throw new SvcError('FORBIDDEN', op.access === 'user' ? `this access token lacks the scope '${op.scope}'` : 'this operation needs a machine API key');
+        if (op.scope ? caller.scopes?.includes(op.scope) : op.access === 'user') return;
+        if (!op.scope) throw new SvcError('FORBIDDEN', 'this operation needs a machine API key');
+        throw new SvcError('FORBIDDEN', `this access token lacks the scope '${op.scope}'`, { details: { requiredScope: op.scope } });
       }
       if (caller.kind === 'admin') throw new SvcError('FORBIDDEN', 'the admin key is not a machine key');
       return;

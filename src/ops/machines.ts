@@ -5,6 +5,7 @@ import { SvcError } from '../core/errors.ts';
 import { isZid } from '../core/ids.ts';
 import { createMachine, mintDemoKey, rateLimit, recoverMachine, assertMachineCaller, assertUnderLimit, recordEvent } from '../services/identity.ts';
 import { tokensLeft } from '../services/seal-batch.ts';
+import { CREATES } from './outputs.ts';
 
 const zidField = z.string().max(64);
 
@@ -35,6 +36,10 @@ export const operations: Operation[] = [
   defineOp({
     id: 'machines.spin-up',
     tool: 'svc_spin_up',
+    title: 'Create a machine',
+    brief: 'Create a machine (needs a demo key): its ZID and a machine key svc_ak_… with daily compute tokens, shown once.',
+    hints: CREATES,
+    output: z.object({ zid: z.string(), apiKey: z.string(), keyPrefix: z.string(), recovery: z.object({ equation: z.string(), salt: z.string() }), tier: z.string() }),
     method: 'POST',
     path: '/api/machines',
     access: 'key',

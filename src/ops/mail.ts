@@ -5,6 +5,7 @@ import { defineOp, type Operation, type RawReply } from './types.ts';
 import { assertMachineCaller, rateLimit } from '../services/identity.ts';
 import { SvcError } from '../core/errors.ts';
 import { MAX_MAIL_HTML_BYTES, deliverMail, listMail, getMail, rawMail, mailboxOf, MAIL_ID_RE } from '../hosting/mail.ts';
+import { CREATES } from './outputs.ts';
 
 /** html and text together, JSON-escaped, stay under this; each is checked against 512 KB (413). */
 export const MAIL_BODY_LIMIT = 3 * MAX_MAIL_HTML_BYTES;
@@ -17,6 +18,10 @@ export const operations: Operation[] = [
   defineOp({
     id: 'mail.send',
     tool: 'svc_mail_html',
+    title: 'Mail an HTML message to yourself',
+    brief: 'Deliver an HTML email to your own mailbox; active content is stripped and email rules are checked.',
+    hints: CREATES,
+    output: z.object({ delivered: z.boolean(), id: z.string(), mailbox: z.string(), warnings: z.array(z.object({ rule: z.string(), message: z.string() })) }),
     method: 'POST',
     path: '/api/mail',
     access: 'user',

@@ -10,7 +10,7 @@ import { rateLimit } from '../services/identity.ts';
 import { jwks } from '../services/keys.ts';
 import {
   startAuthorization, approveAuthorization, exchangeCode, rotateRefreshToken, revokeToken, resolveAccessToken,
-  discoveryDocument, oauthError, rfcStyle, revokeGrant, type TokenSet,
+  discoveryDocument, oauthError, rfcStyle, revokeGrant, registerClient, protectedResourceMetadata, RESOURCE_METADATA_PATH, type TokenSet,
 } from '../hosting/oauth.ts';
 
 const str = (max: number) => z.string().max(max);
@@ -52,6 +52,7 @@ export function operations(app: App): Operation[] {
         display: str(20).optional(),
         acr_values: str(200).optional(),
         id_token_hint: str(4000).optional(),
+        resource: str(2000).optional().describe('RFC 8707 resource indicator: this node, or a URL under it (the MCP endpoint)'),
       }),
       async handler(input, ctx) {
         if (input.redirect_uri !== undefined || input.code_challenge !== undefined) {
@@ -189,6 +190,52 @@ export function operations(app: App): Operation[] {
         if (!zid) throw new SvcError('FORBIDDEN', 'a machine key is required');
         await revokeGrant(ctx.app, zid, input.id);
         return { ok: true, id: input.id, revoked: true };
+      },
+    }),
+    defineOp({
+      id: 'oauth.register',
+      method: 'POST',
+      path: '/api/oauth/register',
+      access: 'public',
+      tag: 'oauth',
+      successStatus: [201],
+      summary: 'Dynamic client registration (RFC 7591) of a public client: answers 201 with its client_id and the metadata registered.',
+      description: 'JSON client metadata: redirect_uris (required; https, http on a loopback host, or a private-use scheme), client_name, client_uri, logo_uri, scope, grant_types (authorization_code, refresh_token), response_types (code), token_endpoint_auth_method, application_type, software_id, software_version. Only public clients are registered (token_endpoint_auth_method none, no secret); metadata the node does not use is not kept, and the answer says what was registered (RFC 7591 §3.2.1). A registered client may only use its registered redirect URIs. At most 30 registrations per client address per hour. Errors follow RFC 7591 §3.2.2 (invalid_redirect_uri, invalid_client_metadata).',
+      // RFC 7591 §2: metadata the server does not understand is ignored, not refused
+      input: z.object({
+        redirect_uris: z.array(str(2000)).min(1).max(10),
+        client_name: str(200).optional(),
+        client_uri: str(2000).optional(),
+        logo_uri: str(2000).optional(),
+        scope: str(1000).optional(),
+        grant_types: z.array(str(100)).max(10).optional(),
+        response_types: z.array(str(50)).max(10).optional(),
+        token_endpoint_auth_method: str(100).optional(),
+        application_type: str(50).optional(),
+        software_id: str(200).optional(),
+        software_version: str(100).optional(),
+      }),
+      async handler(input, ctx) {
+        await ctx.app.db.tx((q) => rateLimit(q, `oauth-register:${ctx.ip}`, 30, 3600));
+        try {
+          const registered = await registerClient(ctx.app, input);
+          return { ...json(registered, NO_STORE), status: 201 };
+        } catch (e) {
+          throw rfcStyle(e);
+        }
+      },
+    }),
+    defineOp({
+      id: 'oauth.protected-resource',
+      method: 'GET',
+      path: RESOURCE_METADATA_PATH,
+      access: 'public',
+      tag: 'oauth',
+      summary: 'OAuth 2.0 protected resource metadata (RFC 9728): this node is the resource and its own authorization server; the scopes it accepts.',
+      description: 'Every 401 names this document in its WWW-Authenticate challenge (resource_metadata), so that an MCP client can start signing in: discovery (/.well-known/oauth-authorization-server), registration (POST /api/oauth/register), the authorization code flow with PKCE (the machine owner approves), then bearer access tokens. The scope compute runs sealed computations charged to the approving machine; machine:read reads its receipts.',
+      input: z.strictObject({}),
+      async handler(_input, ctx) {
+        return json(protectedResourceMetadata(ctx.app), { 'cache-control': 'public, max-age=300' });
       },
     }),
     defineOp({

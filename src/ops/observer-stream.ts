@@ -118,9 +118,14 @@ class ObserverHub {
   }
 
   private onNotify(payload: string): void {
-    const m = notifyPayload(payload);
-    if (!m || typeof m.z !== 'string' || !Number.isInteger(m.s) || !this.subs.size) return;
-    this.delivery = this.delivery.then(() => this.deliver(m)).catch(() => { /* a failed look-up drops one global event */ });
+    if (!this.subs.size) return;
+    // one entry (an object), or every entry one statement inserted (an array: migration 710)
+    let list: unknown[] = [];
+    if (payload.startsWith('[')) { try { const a = JSON.parse(payload); if (Array.isArray(a)) list = a; } catch { /* not ours */ } } else list = [notifyPayload(payload)];
+    for (const m of list as (Record<string, any> | null)[]) {
+      if (!m || typeof m !== 'object' || typeof m.z !== 'string' || !Number.isInteger(m.s)) continue;
+      this.delivery = this.delivery.then(() => this.deliver(m)).catch(() => { /* a failed look-up drops one global event */ });
+    }
   }
 
   private async deliver(m: Record<string, any>): Promise<void> {

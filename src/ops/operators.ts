@@ -12,6 +12,7 @@ import { matchDomains, textForId, MATCH_DEFAULT_LIMIT, MATCH_MAX_LIMIT } from '.
 import { runComputeProtocol, MAX_EXTRA_OPERATORS } from '../operators/compute.ts';
 import { composeUnified, MAX_UNIFIED_OPERATORS } from '../operators/compose.ts';
 import { runLattice, MIN_NODES, MAX_NODES } from '../operators/lattice.ts';
+import { LOOKUP, SEALING, sealedResult } from './outputs.ts';
 
 /** Any JS number, finite or not: non-finite inputs must reach the dimensional gate (422), not zod (400). */
 const anyNumber = z.custom<number>((v) => typeof v === 'number', { message: 'expected a number' }).meta({ type: 'number' });
@@ -35,6 +36,10 @@ export const operations: Operation[] = [
   defineOp({
     id: 'operators.list',
     tool: 'svc_list_operators',
+    title: 'List operators',
+    brief: "The operator catalog: every domain with its operator ids, or one domain's operators in full.",
+    hints: LOOKUP,
+    output: z.object({ ok: z.boolean() }).describe('all domains with their operator ids, or one domain with its operators'),
     method: 'GET',
     path: '/api/operators',
     access: 'public',
@@ -64,6 +69,10 @@ export const operations: Operation[] = [
   defineOp({
     id: 'operators.search',
     tool: 'svc_find_operator',
+    title: 'Find an operator',
+    brief: 'Full-text search of the operator catalog (id, name, equation, description).',
+    hints: LOOKUP,
+    output: z.object({ count: z.number(), operators: z.array(z.object({ id: z.string() })) }),
     method: 'GET',
     path: '/api/operators/search',
     access: 'public',
@@ -95,6 +104,10 @@ export const operations: Operation[] = [
   defineOp({
     id: 'domains.list',
     tool: 'svc_science_domains',
+    title: 'Science domains',
+    brief: 'The 67 science domains with their literature sources and operator counts.',
+    hints: LOOKUP,
+    output: z.object({ count: z.number(), domains: z.array(z.object({ name: z.string() })) }),
     method: 'GET',
     path: '/api/domains',
     access: 'public',
@@ -117,6 +130,10 @@ export const operations: Operation[] = [
   defineOp({
     id: 'domains.match',
     tool: 'svc_domain_match',
+    title: 'Match science domains',
+    brief: 'Science domains whose vocabulary matches a text or an operator id, with the terms that matched.',
+    hints: LOOKUP,
+    output: z.object({ count: z.number(), domains: z.array(z.object({ name: z.string() })) }),
     method: 'POST',
     path: '/api/domains/match',
     access: 'public',
@@ -138,9 +155,14 @@ export const operations: Operation[] = [
   defineOp({
     id: 'operators.compute',
     tool: 'svc_compute',
+    title: 'Compute with catalogued operators',
+    brief: 'Apply catalogued operators to numeric inputs of a science domain; the value is sealed with its unit.',
+    hints: SEALING,
+    output: sealedResult(),
     method: 'POST',
     path: '/api/svc/compute',
     access: 'key',
+    scope: 'compute',
     cost: 1,
     tag: 'solvers',
     summary: 'Applies catalogued operators through the 7-step protocol (SELECT, BIND, VALIDATE, COMPUTE, VERIFY, PULSE, RETURN) and seals the primary value (v2).',
@@ -171,9 +193,14 @@ export const operations: Operation[] = [
   defineOp({
     id: 'operators.unified',
     tool: 'svc_unified',
+    title: 'Compose operators',
+    brief: 'Compose catalogued or your own operator equations (product, timeline or single); the value is sealed.',
+    hints: SEALING,
+    output: sealedResult(),
     method: 'POST',
     path: '/api/svc/unified',
     access: 'key',
+    scope: 'compute',
     cost: 1,
     tag: 'solvers',
     summary: 'Composes catalogued and supplied operators under KO42: A algebraic product, B sequential timeline (RK4 for kind "ode"), C single-operator fallback. Sealed (v2).',
@@ -221,9 +248,14 @@ export const operations: Operation[] = [
   defineOp({
     id: 'operators.lattice',
     tool: 'svc_lattice',
+    title: 'Pulse lattice',
+    brief: 'Sealed pulse lattice of 2-5 nodes at staggered phases: R_t per node and a coherence score.',
+    hints: SEALING,
+    output: sealedResult(),
     method: 'POST',
     path: '/api/svc/lattice',
     access: 'key',
+    scope: 'compute',
     cost: 'nodes (1 per node)',
     tag: 'solvers',
     summary: 'A lattice of 2 to 5 nodes at one shared timestamp and staggered phases (node k at phi + 2 pi k/n): per-node R_t, coherenceScore in [0, 1] and the lattice equation. One token per node.',

@@ -35,6 +35,10 @@ export const operations: Operation[] = [
   defineOp({
     id: 'pages.publish',
     tool: 'svc_publish_page',
+    title: 'Publish a page',
+    brief: 'Publish an HTML page at /s/<machine>/p/<slug>/ (served sandboxed); republishing a slug replaces it.',
+    hints: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
+    output: z.object({ pageSlug: z.string(), url: z.string(), replaced: z.boolean() }),
     method: 'POST',
     path: '/api/pages',
     access: 'user',

@@ -12,6 +12,7 @@ import { folderField } from './schema.ts';
 import { MAX_DEPTH, runReactor, type ReactorInput } from '../live/reactor.ts';
 import { HEX64, fromHex, leafHash, rootOfLeafHashes, verifyInclusion } from '../live/merkle.ts';
 import { NAME_RE } from '../live/expr.ts';
+import { CREATES } from './outputs.ts';
 
 const expression = z.string().min(1).max(500);
 const hex64 = z.string().regex(HEX64, '64 lower-case hex characters');
@@ -69,6 +70,10 @@ export const operations: Operation[] = [
   defineOp({
     id: 'reactor.run',
     tool: 'svc_reactor',
+    title: 'Run a sealed loop',
+    brief: 'A sealed loop: a solver, operator or expressions re-run on mapped outputs until a stop condition holds.',
+    hints: CREATES,
+    output: z.object({ run: z.string(), steps: z.number(), trajectory: z.array(z.object({ step: z.number() })), merkle: z.object({ root: z.string() }) }),
     method: 'POST',
     path: '/api/reactor',
     access: 'key',

@@ -24,3 +24,60 @@ export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
 export function jsonSchemaOf(op: Operation): Record<string, any> {
   return op.jsonSchema ?? toJsonSchema(op.input);
 }
+
+/** Keywords that constrain a value (JSON Schema 2020-12): a (sub)schema with none of them accepts
+ * anything, which MCP clients that map schemas to a single-type dialect cannot express. */
+const CONSTRAINING = new Set([
+  'type', 'enum', 'const', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength',
+  'minLength', 'pattern', 'format', 'maxItems', 'minItems', 'uniqueItems', 'maxProperties', 'minProperties', 'required',
+  'allOf', 'anyOf', 'oneOf', 'not', 'items', 'prefixItems', 'properties', 'additionalProperties', '$ref',
+]);
+
+/** A JSON Schema rewritten to the portable subset tool clients accept (what the MCP Inspector's
+ * schema check asks for): no `$schema`, no type arrays (`anyOf` of single types instead), no
+ * always-true subschemas (`{}` as `additionalProperties` or `propertyNames` is dropped, being the
+ * default), no boolean subschemas (a tuple's `items: false` becomes `maxItems`). For an answer's schema (`output`), objects stay open: an answer may carry more fields
+ * than the schema lists. Throws on a subschema that still constrains nothing (a bug in a
+ * declaration: say what the value is). */
+export function portableSchema(schema: Record<string, unknown>, opts: { output?: boolean } = {}): Record<string, any> {
+  const walk = (s: any, path: string): any => {
+    if (typeof s === 'boolean' || !s || typeof s !== 'object' || Array.isArray(s)) throw new Error(`${path}: not a schema object`);
+    const out: Record<string, any> = {};
+    for (const [k, v] of Object.entries(s)) {
+      if (k === '$schema') continue;
+      if (k === 'propertyNames' && (v as any)?.type === 'string' && Object.keys(v as object).length === 1) continue;
+      if (k === 'additionalProperties') {
+        if (v === false && opts.output) continue;
+        if (v && typeof v === 'object' && !Object.keys(v).length) continue;
+        out[k] = typeof v === 'boolean' ? v : walk(v, `${path}.${k}`);
+      } else if (k === 'properties' || k === '$defs' || k === 'patternProperties') {
+        out[k] = Object.fromEntries(Object.entries(v as object).map(([n, sub]) => [n, walk(sub, `${path}.${n}`)]));
+      } else if (k === 'items' && typeof v === 'boolean' && Array.isArray(s.prefixItems)) {
+        // a tuple: `items: false` after prefixItems is maxItems (a boolean schema is not portable)
+        if (v === false) out.maxItems = Math.min(s.maxItems ?? Infinity, s.prefixItems.length);
+      } else if (k === 'items' || k === 'not' || k === 'propertyNames' || k === 'contains') {
+        out[k] = walk(v, `${path}.${k}`);
+      } else if (k === 'anyOf' || k === 'oneOf' || k === 'allOf' || k === 'prefixItems') {
+        out[k] = (v as any[]).map((sub, i) => walk(sub, `${path}.${k}[${i}]`));
+      } else out[k] = v;
+    }
+    if (Array.isArray(out.type)) {
+      const types: string[] = out.type;
+      delete out.type;
+      const branches = types.map((t) => ({ type: t }));
+      out.anyOf = out.anyOf ? [{ anyOf: out.anyOf }, { anyOf: branches }] : branches;
+    }
+    if (!Object.keys(out).some((k) => CONSTRAINING.has(k))) throw new Error(`${path || '(root)'}: the schema constrains nothing; declare the value's type`);
+    return out;
+  };
+  return walk(schema, '');
+}
+
+/** The JSON Schema of an operation's success answer (undefined when it declares none). */
+export function outputSchemaOf(op: Operation): Record<string, any> | undefined {
+  if (!op.output) return undefined;
+  const raw = '_zod' in op.output
+    ? z.toJSONSchema(op.output as z.ZodType, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>
+    : op.output as Record<string, unknown>;
+  return portableSchema(raw, { output: true });
+}

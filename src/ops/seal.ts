@@ -5,6 +5,7 @@ import { ALPHA, PULSE_HZ, SVCOND_SECONDS, pulseAt } from '../core/clock.ts';
 import { verifyProof, PROOF_INFO, PROOF_SALT } from '../core/seal.ts';
 import { assertMachineCaller, SCRYPT_PARAMS } from '../services/identity.ts';
 import { folderField } from './schema.ts';
+import { LOOKUP, SEALING, sealedResult } from './outputs.ts';
 
 const finite = z.number().finite();
 
@@ -12,6 +13,10 @@ export const operations: Operation[] = [
   defineOp({
     id: 'pulse.get',
     tool: 'svc_pulse',
+    title: 'Pulse state',
+    brief: "The node's pulse now: t, svcond (a 0.777 s counter), phase and R_t.",
+    hints: LOOKUP,
+    output: z.object({ t: z.number(), svcond: z.number(), phase: z.number(), R_t: z.number() }),
     method: 'GET',
     path: '/api/svc/pulse',
     access: 'public',
@@ -26,9 +31,14 @@ export const operations: Operation[] = [
   defineOp({
     id: 'pulse.shift',
     tool: 'svc_shift',
+    title: 'Project the pulse forward',
+    brief: 'Sealed forward projection of the pulse R(t), one 0.777 s step per token.',
+    hints: SEALING,
+    output: sealedResult({ precision: false }),
     method: 'POST',
     path: '/api/svc/shift',
     access: 'key',
+    scope: 'compute',
     cost: 'steps (1 per step)',
     tag: 'seal',
     summary: 'Forward projection of R(t): each step advances 0.777 s and returns t, phase, svcond, R_t and delta (0 at step 0). Sealed; one token per step.',
@@ -60,9 +70,14 @@ export const operations: Operation[] = [
   defineOp({
     id: 'seal.verify',
     tool: 'svc_verify',
+    title: 'Verify a seal proof',
+    brief: "Check a receipt's svcProof against its signed fields (operators, R_t, svcond, keyPrefix, value, unit).",
+    hints: LOOKUP,
+    output: z.object({ valid: z.boolean(), version: z.number() }),
     method: 'POST',
     path: '/api/svc/verify',
     access: 'key',
+    scope: 'compute',
     tag: 'seal',
     summary: 'Check a seal proof: valid true or false. Checks integrity, not the physics. With value it checks a v2 proof, else v1.',
     input: z.strictObject({
@@ -91,6 +106,10 @@ export const operations: Operation[] = [
   defineOp({
     id: 'seal.field-status',
     tool: 'svc_field_status',
+    title: 'Seal settings',
+    brief: 'How seals are made: algorithms, key derivation and proof settings (never a secret).',
+    hints: LOOKUP,
+    output: z.object({ cipher: z.string(), protocolVersions: z.array(z.string()) }),
     method: 'GET',
     path: '/api/svc/field-status',
     access: 'public',

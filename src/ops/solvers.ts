@@ -5,7 +5,7 @@
 // value and unit are signed).
 import { z } from 'zod';
 import type { App, Operation, OpContext } from './types.ts';
-import type { SolverOutput } from '../solvers/types.ts';
+import type { SolverOutput, SolverRun } from '../solvers/types.ts';
 import { SvcError, isSvcError, secondsToNextUtcMidnight } from '../core/errors.ts';
 import { canonicalJson } from '../core/canonical.ts';
 import { sha256Hex } from '../core/ids.ts';
@@ -14,6 +14,45 @@ import { folderField, shapeOf, toJsonSchema } from './schema.ts';
 import { loadSolvers, solverRun, type LoadedSolver } from '../solvers/engine/loader.ts';
 import { assertMachineCaller } from '../services/identity.ts';
 import type { SealJob } from '../services/seal-batch.ts';
+import { sealedResult, SEALING } from './outputs.ts';
+
+/** A solver's display name (MCP title) and one-line description (MCP description), when its
+ * descriptor gives none: the summary is the full text (OpenAPI), this is what a tool list shows. */
+const TOOL_TEXT: Record<string, [title: string, brief: string]> = {
+  protect: ['Liveness guard', 'Guard power P and state (OK, DEGRADED, BREACH) from a liveness signal; value: P.'],
+  solve: ['Trajectory tuned to a closed form', 'Free fall with drag, pendulum or inverse-square fall by RK4, tuned to within 0.1 % of its closed form; value: energy (J).'],
+  multibody: ['N-body integration', 'N-body gravity (2-16 bodies) by RK4: energy, momentum drift and Kepler period check; value: energy (J).'],
+  evolve: ['Molecular dynamics (Lennard-Jones)', 'Lennard-Jones molecular dynamics (NVE) on a preset or your XYZ/LAMMPS data: energies, temperature, pressure, RDF.'],
+  action: ['Symplectic orbit integration', 'Kepler orbit, oscillator or pendulum by leapfrog or Yoshida 4/6/8; value: final energy, with its drift.'],
+  heat: ['Heat equation', 'Heat equation on a bar or square (a sine mode, or your initial and boundary conditions); value: mode amplitude.'],
+  lorenz: ['Lorenz attractor', 'Lorenz system by RK4: phase-volume contraction rate (value) and the largest Lyapunov exponent.'],
+  wave: ['Wave equation', 'Membrane, string or 2-D EM cavity by leapfrog (or your own problem); value: the conserved energy.'],
+  flow: ['Incompressible flow', '2-D incompressible flow (stable fluids) from a Taylor-Green vortex; value: peak speed, checked against exact decay.'],
+  fracture: ['Fracture (peridynamics)', 'Peak stress of a notched plate or a bar pulled to a strain, by peridynamics with bond breaking.'],
+  react: ['Reaction-diffusion', 'Gray-Scott or FitzHugh-Nagumo patterns on an N x N grid; value: mean concentration of u.'],
+  epi: ['Epidemic model (SIR/SEIR)', 'SIR or SEIR epidemic: R0 (value), peak infected, peak day and final size.'],
+  quant: ['Option pricing (Monte Carlo)', 'European call or put price by Monte Carlo with standard error and delta, checked against Black-Scholes.'],
+  zeta: ['Riemann zeta zeros', 'Number of zeros of the Riemann zeta function on the critical line up to height T, checked against N(T).'],
+  sat: ['Random 3-SAT', 'A random 3-SAT instance decided by DPLL: a verified assignment or unsatisfiable; value: decisions.'],
+  gauge: ['U(1) lattice gauge theory', 'Compact U(1) lattice gauge Monte Carlo: mean plaquette with its error, checked against I1(b)/I0(b).'],
+  fea: ['Cantilever finite elements', 'Cantilever tip deflection (m) by Q4 finite elements, checked against Timoshenko beam theory.'],
+  grid: ['Power flow', 'Power flow: DC on a synthetic network, or AC/DC on your MATPOWER case (voltages, flows, losses).'],
+  device: ['Device electrostatics', "Potential of a parallel-plate device or a PN junction's built-in potential (V)."],
+  opt: ['Optimisation', 'Minimise a test function or your own expression (Nelder-Mead, BFGS, L-BFGS-B) with a KKT check; value: f.'],
+  climate: ['Shallow-water waves', '1-D shallow-water waves: peak surface height (value), wave speed against sqrt(gH), mass conservation.'],
+  dock: ['Molecular docking', 'Rigid ligand docked into a built-in pocket over 6 degrees of freedom (LJ + Coulomb); value: best energy.'],
+  buckling: ['Column buckling', 'Euler buckling load (N) of a column with pinned, fixed or free ends, by beam FEM eigenvalues.'],
+  acoustic: ['Duct acoustics', 'Resonant frequency (Hz) of mode n of a duct with open or closed ends (finite-volume Helmholtz).'],
+  schrodinger: ['1-D Schrödinger eigenstates', 'Energy of bound state n of a 1-D potential (harmonic, box, finite well), checked analytically.'],
+  tumor: ['Fisher-KPP growth front', 'Growth-front speed of logistic growth plus diffusion (Fisher-KPP), checked against 2*sqrt(r*D).'],
+  lotka: ['Predator-prey dynamics', 'Lotka-Volterra predator-prey by RK4 or symplectic; value: the conserved first integral.'],
+  kalman: ['Kalman filter', 'Kalman filter on a simulated linear Gaussian system; value: steady-state error, checked by the Riccati fixed point.'],
+  closedform: ['Closed-form nonlinear oscillator', "Exact solution of phi'' = mu2*phi + lambda*phi^3 + F (harmonic, hyperbolic, Duffing …) with an RK4 cross-check."],
+  ode: ['ODE system', "Your own ODE system y' = f(t, y) (RK45, DOP853, Radau, BDF) with events and a global error estimate."],
+};
+
+/** The answer of every solver operation. */
+export const SOLVER_OUTPUT = sealedResult();
 
 const finiteNumber = z.number().finite();
 /** the request fields every solver takes besides its own (DESIGN §10) */
@@ -67,6 +106,8 @@ export function solverInputSchema(ls: LoadedSolver): z.ZodType {
         continue;
       }
       if (merged[k] === undefined) merged[k] = v;
+      // the same field given twice with two values: one of them would be silently ignored
+      else if (merged[k] !== v) ctx.addIssue({ code: 'custom', path: ['inputs', k], message: `'${k}' is also given at the top level (${JSON.stringify(merged[k])}); give it once` });
     }
     return merged;
   }, extended);
@@ -179,11 +220,30 @@ function buildSolverJob(ls: LoadedSolver, p: PreparedSolverInput, output: Solver
   if (output.stability) body.stability = output.stability;
   if (output.clamped && Object.keys(output.clamped).length) body.clamped = output.clamped;
   body.seed = p.seed;
-  body.input = p.own;
+  body.input = sealedInput(p.own);
   if (p.consts) body.consts = p.consts;
   if (p.query) body.query = p.query;
   if (p.acceptOutOfBound) body.acceptOutOfBound = true;
-  return { solver: d.name, domain: d.domain, method: output.method ?? d.method, operators: chain, version: 2, value: output.value, unit: d.unit, body };
+  return {
+    solver: d.name, domain: d.domain, method: output.method ?? d.method, operators: chain, version: 2, value: output.value, unit: d.unit, body,
+    ...(output.attachments && Object.keys(output.attachments).length ? { attachments: output.attachments } : {}),
+  };
+}
+
+/** Inputs larger than this (a CNF, a case file, a configuration, a long series) are sealed by
+ * their digest, not repeated in the receipt: `{sha256, bytes}` of the text (or of the RFC 8785
+ * JSON of an array or object). Whoever holds the file can check it against the receipt. */
+export const SEALED_INPUT_INLINE_BYTES = 64 * 1024;
+
+function sealedInput(own: Record<string, any>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(own)) {
+    const text = typeof v === 'string' ? v : v !== null && typeof v === 'object' ? canonicalJson(v) : null;
+    if (text !== null && text.length > SEALED_INPUT_INLINE_BYTES) {
+      out[k] = { sha256: sha256Hex(text), bytes: Buffer.byteLength(text), sealedBy: typeof v === 'string' ? 'sha256 of the text' : 'sha256 of the RFC 8785 JSON' };
+    } else out[k] = v;
+  }
+  return out;
 }
 
 const fmtPct = (x: number) => `${Number.isFinite(x) ? Number(x.toPrecision(3)) : x} %`;
@@ -250,6 +310,17 @@ async function runPaid(app: App, name: string, own: unknown, opts: {
   }
 }
 
+/** Closed-form solvers evaluated on the event loop: their work takes microseconds, less than a
+ * worker round trip (issue 20, the seal path; svc_shift, svc_verify and svc_compute already run
+ * there). Everything else runs in the worker pool. */
+const INLINE = new Set(['protect']);
+const inlineRuns = new Map<string, SolverRun>();
+async function loadInline(ls: LoadedSolver): Promise<SolverRun> {
+  const run = await solverRun(ls);
+  inlineRuns.set(ls.descriptor.name, run);
+  return run;
+}
+
 /** Runs a solver on an already validated input for instant `now` and builds its seal job (the
  * response body, operator chain, value and unit), refusing non-finite output. Shared by the
  * solver operations and live compute (which seals each tick at its own instant). `zid` is the
@@ -258,7 +329,11 @@ export async function computeSolverJob(app: App, ls: LoadedSolver, input: Record
   zid: string; now: number; signal?: AbortSignal; timeoutMs?: number; progress?: (f: number) => void; extraResult?: Record<string, unknown>;
 }): Promise<{ job: SolverSealJob; output: SolverOutput; folder: string | undefined }> {
   const p = prepareSolverInput(ls, input);
-  const output = await runPaid(app, ls.descriptor.name, p.own, { zid: opts.zid, seed: p.seed, now: opts.now, signal: opts.signal, timeoutMs: opts.timeoutMs, progress: opts.progress });
+  const name = ls.descriptor.name;
+  // closed-form solvers run on the event loop in microseconds: no worker time to schedule or charge
+  const output = INLINE.has(name)
+    ? app.pool.runInline(name, inlineRuns.get(name) ?? await loadInline(ls), p.own, { seed: p.seed, now: opts.now })
+    : await runPaid(app, name, p.own, { zid: opts.zid, seed: p.seed, now: opts.now, signal: opts.signal, timeoutMs: opts.timeoutMs, progress: opts.progress });
   return { job: buildSolverJob(ls, p, output, opts.extraResult), output, folder: p.folder };
 }
 
@@ -285,11 +360,18 @@ export async function solverOperations(_app: App): Promise<Operation[]> {
       method: 'POST',
       path: `/api/svc/${d.name}`,
       access: 'key',
+      scope: 'compute',
       cost: 1,
       input: solverInputSchema(ls),
       jsonSchema: solverJsonSchema(ls),
+      title: d.title ?? TOOL_TEXT[d.name]?.[0] ?? d.domain,
+      brief: d.brief ?? TOOL_TEXT[d.name]?.[1],
+      hints: SEALING,
+      output: SOLVER_OUTPUT,
+      seriesOptIn: true,
+      sharedFields: sharedFieldsOf(ls),
       summary: d.summary,
-      description: `${d.domain}: ${d.methodDescription}. Operator chain ${d.operators.join(', ')}; unit ${d.unit}. Returns a v2 sealed receipt.`,
+      description: `${d.domain}: ${d.methodDescription}. Value in ${d.unit}; the result is sealed in a signed receipt.`,
       tag: 'solvers',
       ...(d.bodyLimit ? { bodyLimit: d.bodyLimit } : {}),
       handler: (input, ctx) => runAndSeal(ctx, ls, input as Record<string, any>),
@@ -314,8 +396,9 @@ export async function runSealedSolver(ctx: OpContext, name: string, body: unknow
  * returns the body a sealed response would carry (solver, domain, method, value, unit, result,
  * series downsampled to `sample`, precision, stability, clamped, seed, input, consts, query, and
  * the operator chain under `svcState.operators`), marked `sealed: false`, without proof, pulse
- * state, receipt or tokens. Refusals are SvcErrors with the same codes as over HTTP. */
-export async function runUnsealed(name: string, body: unknown): Promise<Record<string, unknown>> {
+ * state, receipt or tokens. Refusals are SvcErrors with the same codes as over HTTP. `now` is the
+ * instant the solver sees (`svc verify --replay` passes the receipt's sealed instant). */
+export async function runUnsealed(name: string, body: unknown, opts: { now?: number } = {}): Promise<Record<string, unknown>> {
   const solvers = await loadSolvers();
   const ls = solvers.find((s) => s.descriptor.name === name);
   if (!ls) throw new SvcError('NOT_FOUND', `no solver named '${name}'; solvers: ${solvers.map((s) => s.descriptor.name).join(', ')}`);
@@ -324,7 +407,7 @@ export async function runUnsealed(name: string, body: unknown): Promise<Record<s
   const run = await solverRun(ls);
   let output: SolverOutput;
   try {
-    output = run(p.own, { seed: p.seed, now: Date.now() / 1000, progress() {} });
+    output = run(p.own, { seed: p.seed, now: opts.now ?? Date.now() / 1000, progress() {} });
   } catch (e: any) {
     // the same mapping as the worker (src/solvers/engine/worker.ts): refusals keep their code, anything else is UNSTABLE
     if (e instanceof SvcError) throw new SvcError(e.code, e.message, { details: e.details });
@@ -338,6 +421,13 @@ export async function runUnsealed(name: string, body: unknown): Promise<Record<s
     ...(job.body as Record<string, any>),
     svcState: { operators: job.operators },
   };
+}
+
+/** The common fields a solver's body takes that are not its own (its own `sample` is its own). */
+function sharedFieldsOf(ls: LoadedSolver): string[] {
+  const own = shapeOf(ls.descriptor.input);
+  const common = ls.noCommonFields ? ['folder', 'acceptOutOfBound'] : Object.keys(commonFields());
+  return common.filter((k) => !(k in own));
 }
 
 /** JSON Schema of a solver op's body: its own fields plus the common ones. */

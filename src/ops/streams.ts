@@ -17,6 +17,7 @@ import {
 } from '../live/channels.ts';
 import { bindOperatorInputs, prepareOperator, prepareSolver, validateSolverBody, type PreparedSource } from '../live/steps.ts';
 import { compileChecked, evalNumber, NAME_RE, type CompiledExpr } from '../live/expr.ts';
+import { CREATES } from './outputs.ts';
 
 const ENV_NAMES = ['tick', 't', 'phase', 'svcond', 'R_t'];
 const channelId = z.string().regex(CHANNEL_ID_RE, 'a channel id: ch_ followed by 26 Crockford base32 characters');
@@ -201,6 +202,10 @@ export const operations: Operation[] = [
     id: 'streams.open',
     upstream: true,
     tool: 'svc_stream',
+    title: 'Open a ticking channel',
+    brief: 'Run a solver or operator once per 0.777 s tick, up to 600 ticks, each tick sealed; events over SSE or MCP.',
+    hints: CREATES,
+    output: z.object({ channel: z.object({ id: z.string(), state: z.string(), events: z.string() }) }),
     method: 'POST',
     path: '/api/streams',
     access: 'key',

@@ -9,7 +9,7 @@ import type { Clock } from '../core/clock.ts';
 import type { Caller } from '../core/caller.ts';
 import type { Sealer } from '../services/sealer.ts';
 import type { KeyCache } from '../services/key-cache.ts';
-import type { SigningKey } from '../services/keys.ts';
+import type { DeploymentKey, SigningKey } from '../services/keys.ts';
 import type { SolverPool } from '../solvers/engine/pool.ts';
 
 export type { Caller };
@@ -33,6 +33,13 @@ export interface App {
   keyCache: KeyCache;
   /** the deployment's Ed25519 signing key (loaded or created at start-up) */
   signingKey: SigningKey;
+  /** the checkpoint origin of the deployment's log (`<host[:port]>/log` of the first node's SVC_BASE_URL) */
+  logOrigin: string;
+  /** the log's Ed25519 note key (checkpoints) and the ECDSA P-256 attestation key, current ones */
+  logKey: DeploymentKey;
+  attestKey: DeploymentKey;
+  /** re-reads the current keys from the store (after a rotation, on this or another node) */
+  reloadKeys(): Promise<void>;
   operations: Operation[];
   nodeId: string;
   startedAt: string;
@@ -50,6 +57,19 @@ export interface App {
 }
 
 export type Access = 'public' | 'user' | 'key' | 'admin';
+
+/** What calling a tool does, for MCP clients deciding what to put in front of a person (the four
+ * MCP tool annotations, all always set). */
+export interface ToolHints {
+  /** changes nothing: a look-up (no charge, no chain entry, no stored state) */
+  readOnly: boolean;
+  /** may delete or overwrite something (meaningful when not read-only) */
+  destructive: boolean;
+  /** calling it again with the same arguments has no further effect */
+  idempotent: boolean;
+  /** reaches systems outside this node (the literature sources) */
+  openWorld: boolean;
+}
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface OpContext {
@@ -143,11 +163,30 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
   /** may answer 503 UPSTREAM_UNAVAILABLE: it depends on an upstream (literature sources, the
    * store's LISTEN, a node that is shutting down) */
   upstream?: boolean;
+  /** a tool's display name (MCP `title`) */
+  title?: string;
+  /** a tool's one-line description for tool lists (MCP `description`; at most ~120 characters:
+   * what it gives, and for a computation what its value is); summary and description stay the
+   * full text of OpenAPI and the catalog */
+  brief?: string;
+  /** a tool's behaviour (MCP annotations); every tool declares them */
+  hints?: ToolHints;
+  /** schema of a success answer (zod 4 or a JSON Schema object): the MCP `outputSchema`; objects
+   * may carry more fields than it lists */
+  output?: z.ZodType | Record<string, unknown>;
+  /** fields this operation shares with a whole family (the common solver fields): described once,
+   * in the MCP instructions, and not listed in its MCP input schema */
+  sharedFields?: string[];
+  /** the answer may carry `series`, which MCP sends only when the call asks `series: true` (or
+   * gives `sample`); over HTTP series are always sent */
+  seriesOptIn?: boolean;
   /** hidden from svc_api_catalog and OpenAPI (never used for public operations) */
   hidden?: boolean;
   /** the query string is not input: it is ignored, not refused (hosted pages, whose own scripts
    * read `?…` parameters and whose links carry tracking parameters) */
   ignoreQuery?: boolean;
+  /** the request body is text (text/plain), handed to the input as `body` (never a tool) */
+  textBody?: boolean;
   handler(input: z.infer<S>, ctx: OpContext): Promise<unknown>;
 }
 

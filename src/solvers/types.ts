@@ -38,6 +38,10 @@ export interface SolverOutput {
   clamped?: Record<string, { given: number; used: number }>;
   /** method actually used when the descriptor's method has variants (e.g. 'crank-nicolson') */
   method?: string;
+  /** large artefacts that belong to the result but not in the sealed body, by name (e.g.
+   * `{ drat: <proof text> }` from sat); the result carries their digest and size, the plumbing
+   * stores them beside the receipt and serves them (GET /api/receipts/{id}/drat) */
+  attachments?: Record<string, string>;
 }
 
 export interface SolverContext {
@@ -62,6 +66,10 @@ export interface SolverDescriptor<S extends z.ZodType = z.ZodType> {
   operators: string[];
   unit: string;
   summary: string;
+  /** display name of the tool (MCP `title`), a few words: 'Heat equation' */
+  title?: string;
+  /** one line (at most ~120 characters) for tool lists: what it computes and what `value` is */
+  brief?: string;
   /** the tool's own fields with the spec's defaults and bounds; a z.strictObject */
   input: S;
   /** plain-English requests a user would write for this solver (used by svc_auto; at least 6) */

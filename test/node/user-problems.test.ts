@@ -74,3 +74,40 @@ test('evolve: an argon crystal given as extended XYZ is run as given and sealed'
   assert.equal(r.body.result.energy[0].step, 0);
   assert.ok(r.body.result.energy[0].potential < -6, `lattice energy per atom ${r.body.result.energy[0].potential}`);
 });
+
+test('sat: an UNSAT CNF is sealed with the DRAT proof digest; its owner reads the proof text; nobody else does', async () => {
+  // pigeonhole 3 into 2: UNSAT
+  const holes = 2, pigeons = 3, v = (p: number, h: number) => p * holes + h + 1;
+  const clauses: number[][] = [];
+  for (let p = 0; p < pigeons; p++) clauses.push(Array.from({ length: holes }, (_, h) => v(p, h)));
+  for (let h = 0; h < holes; h++) for (let a = 0; a < pigeons; a++) for (let b = a + 1; b < pigeons; b++) clauses.push([-v(a, h), -v(b, h)]);
+  const cnf = `c pigeonhole 3 into 2\np cnf ${pigeons * holes} ${clauses.length}\n${clauses.map((c) => c.join(' ') + ' 0').join('\n')}\n`;
+  const r = await t.call('POST', '/api/svc/sat', { cnf }, key);
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.body.result.status, 'UNSAT');
+  assert.equal(r.body.precision.certificate, 'drat');
+  const proof = await t.call('GET', `/api/receipts/${r.body.receipt.id}/drat`, undefined, key);
+  assert.equal(proof.status, 200);
+  assert.match(String(proof.headers['content-type']), /^text\/plain/);
+  const { createHash } = await import('node:crypto');
+  assert.equal(createHash('sha256').update(proof.text).digest('hex'), r.body.result.proof.sha256);
+  assert.equal(Buffer.byteLength(proof.text), r.body.result.proof.bytes);
+  const other = (await t.machine('other')).apiKey;
+  assert.equal((await t.call('GET', `/api/receipts/${r.body.receipt.id}/drat`, undefined, other)).status, 404);
+  const sat = await t.call('POST', '/api/svc/sat', { clauses: [[1, 2], [-1, 2]] }, key);
+  assert.equal(sat.body.result.status, 'SAT');
+  assert.equal(sat.body.precision.certificate, 'model');
+  assert.equal((await t.call('GET', `/api/receipts/${sat.body.receipt.id}/drat`, undefined, key)).status, 404);
+});
+
+test('a large input is sealed by its digest, not repeated in the receipt', async () => {
+  const n = 3000;
+  const clauses = Array.from({ length: n }, (_, i) => [i + 1, -(((i + 1) % n) + 1)]);
+  const cnf = `p cnf ${n} ${n}\n${clauses.map((c) => c.join(' ') + ' 0').join('\n')}\n`;
+  assert.ok(cnf.length > 64 * 1024 / 2);
+  const big = cnf + 'c ' + 'x'.repeat(70_000) + '\n';
+  const r = await t.call('POST', '/api/svc/sat', { cnf: big }, key);
+  assert.equal(r.status, 200, r.text);
+  const { createHash } = await import('node:crypto');
+  assert.deepEqual(r.body.input.cnf, { sha256: createHash('sha256').update(big).digest('hex'), bytes: Buffer.byteLength(big), sealedBy: 'sha256 of the text' });
+});

@@ -20,7 +20,7 @@ import { Piscina, type PiscinaTask } from 'piscina';
 /** the worker view piscina gives a load balancer (its type is not exported by name) */
 type PiscinaWorker = Parameters<NonNullable<ConstructorParameters<typeof Piscina>[0]>['loadBalancer'] & {}>[1][number];
 import { SvcError } from '../../core/errors.ts';
-import type { SolverOutput } from '../types.ts';
+import type { SolverOutput, SolverRun } from '../types.ts';
 
 /** How a pooled job ended: its output (`ok`), a refusal from the solver (`refused`), past its time
  * budget (`timeout`), its caller gone (`cancelled`), or a failure of the pool itself (`error`). */
@@ -321,6 +321,25 @@ export class SolverPool {
       Atomics.notify(started, 0);
       signal.removeEventListener('abort', onAbort);
       local?.close();
+    }
+  }
+
+  /** Runs a closed-form solver on the calling thread: its work takes microseconds, less than a
+   * worker round trip (issue 20, the seal path). The same refusal mapping as the worker
+   * (src/solvers/engine/worker.ts) and the same job events. */
+  runInline(name: string, run: SolverRun, input: unknown, ctx: { seed: number; now: number }): SolverOutput {
+    this.emit({ phase: 'submitted', solver: name });
+    const t0 = performance.now();
+    let outcome: SolverJobOutcome = 'ok';
+    try {
+      return run(input as any, { seed: ctx.seed, now: ctx.now, progress() {} });
+    } catch (e: any) {
+      outcome = 'refused';
+      if (e && e.name === 'SvcError') throw new SvcError(e.code, e.message, { details: e.details });
+      throw new SvcError('UNSTABLE', `the ${name} solver could not compute this input: ${e?.message ?? String(e)}`, { details: { value: null, failure: e?.name ?? 'Error' } });
+    } finally {
+      const seconds = (performance.now() - t0) / 1000;
+      this.emit({ phase: 'settled', solver: name, outcome, seconds, started: true, runSeconds: seconds });
     }
   }
 
