@@ -71,11 +71,12 @@ test('each call of an accepted batch counts on its own: four spin-ups with one d
   assert.equal(r.status, 200);
   const out = (await messages(r)).sort((a, b) => a.id - b.id);
   assert.equal(out.length, 4);
-  const bodies = out.map((m) => m.result.structuredContent);
+  // a tool result's text block is the operation's JSON body (errors carry no structuredContent)
+  const bodies = out.map((m) => JSON.parse(m.result.content[0].text));
   assert.equal(bodies.filter((b) => b.ok === true).length, 3);
   const refused = out.filter((m) => m.result.isError);
   assert.equal(refused.length, 1);
-  assert.equal(refused[0].result.structuredContent.code, 'QUOTA_EXCEEDED');
+  assert.equal(JSON.parse(refused[0].result.content[0].text).code, 'QUOTA_EXCEEDED');
   assert.equal(await machinesOf(demo), 3);
   // ten calls is the most a batch carries
   const ten = await post(Array.from({ length: 10 }, (_, i) => ({ jsonrpc: '2.0', id: 100 + i, method: 'tools/call', params: { name: 'svc_pulse', arguments: {} } })));
@@ -96,6 +97,13 @@ test('protocol versions without batches refuse every batch', async () => {
     const one = await post(spinUp(3));
     assert.equal(one.status, 200);
   }
+  // the stateless 2026-07-28 era has no batches either
+  const modern = await fetch(new URL('/api/mcp', base), {
+    method: 'POST', headers: { ...HEADERS, authorization: `Bearer ${demo}`, 'mcp-protocol-version': '2026-07-28' },
+    body: JSON.stringify([spinUp(1), spinUp(2)]),
+  });
+  assert.equal(modern.status, 400);
+  assert.equal((await messages(modern))[0].error.code, -32600);
   // on a 2025-03-26 session, a request that says it speaks a later version is held to it
   const post = await session('2025-03-26', await t.demoKey());
   const r = await post([spinUp(1)], { 'mcp-protocol-version': '2025-06-18' });
