@@ -96,6 +96,8 @@ test('protocol versions without batches refuse every batch', async () => {
     // a single call still works
     const one = await post(spinUp(3));
     assert.equal(one.status, 200);
+    const [res] = await messages(one);
+    assert.equal(JSON.parse(res.result.content[0].text).ok, true);
   }
   // the stateless 2026-07-28 era has no batches either
   const modern = await fetch(new URL('/api/mcp', base), {
