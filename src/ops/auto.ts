@@ -10,6 +10,7 @@ import { SvcError } from '../core/errors.ts';
 import { loadSolvers } from '../solvers/engine/loader.ts';
 import { runSealedSolver } from './solvers.ts';
 import { folderField } from './schema.ts';
+import { SealedResult } from './outputs.ts';
 import { buildIndex, chooseSolver, mapInputs, numbersInQuery, schemaKeys, type DispatchIndex } from './dispatch.ts';
 import type { SolverDescriptor } from '../solvers/types.ts';
 
@@ -38,6 +39,17 @@ export const operations: Operation[] = [
       query: z.string().min(1).max(2000).describe('the request in plain English'),
       inputs: z.record(z.string().max(64), z.number().finite()).optional().describe('numeric inputs, mapped onto the chosen solver\'s fields'),
       folder: folderField.describe('folder the receipt is filed in (default "default")'),
+    }),
+    output: SealedResult.extend({
+      result: z.looseObject({
+        dispatch: z.object({
+          solver: z.string().describe('the solver chosen'),
+          scores: z.array(z.object({ solver: z.string(), score: z.number() })).describe('the five best BM25 scores'),
+          matchedTerms: z.array(z.string()),
+          mappedInputs: z.record(z.string(), z.unknown()).describe('inputs (and key=value pairs of the query) given to the chosen solver'),
+          droppedInputs: z.array(z.string()).optional().describe('inputs the chosen solver does not take'),
+        }),
+      }).describe("the chosen solver's result, with how it was chosen"),
     }),
     async handler(input, ctx) {
       const { index, byName } = await dispatchIndex();

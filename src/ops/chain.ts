@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { defineOp, type Operation } from './types.ts';
 import { verifyChain } from '../services/chain.ts';
 import { assertMachineCaller } from '../services/identity.ts';
+import { okWith } from './outputs.ts';
 
 export const operations: Operation[] = [
   defineOp({
@@ -14,6 +15,14 @@ export const operations: Operation[] = [
     tag: 'chain',
     summary: "Recompute the caller's whole chain from genesis and report whether every link holds.",
     input: z.strictObject({}),
+    output: okWith({
+      zid: z.string(),
+      valid: z.boolean().describe('every link holds: consecutive seqs, each prevHash the previous hash, each hash recomputed, the head matches'),
+      length: z.number().int().describe('entries checked'),
+      head: z.string().describe('hash of the last entry that holds'),
+      firstBadSeq: z.number().int().optional().describe('the first entry that does not hold'),
+      reason: z.string().optional().describe('why it does not hold'),
+    }),
     async handler(_i, ctx) {
       const { zid } = assertMachineCaller(ctx.caller);
       const v = await verifyChain(ctx.app.db, zid);
@@ -29,6 +38,17 @@ export const operations: Operation[] = [
     tag: 'chain',
     summary: "Live entangled-state chain (proof-of-computation feed): without a key the global recent feed (kind, time, short hash, machine slug; no values); with a key the caller's machine in full.",
     input: z.strictObject({ limit: z.number().int().min(1).max(50).default(15) }),
+    output: z.union([
+      okWith({
+        scope: z.literal('machine'),
+        zid: z.string(),
+        entries: z.array(z.object({ seq: z.number().int(), zid: z.string(), kind: z.string(), ref: z.string(), at: z.string(), payloadHash: z.string(), prevHash: z.string(), hash: z.string() })),
+      }).describe('with a machine key: its own chain, newest first'),
+      okWith({
+        scope: z.literal('global'),
+        entries: z.array(z.object({ kind: z.string(), at: z.string(), hash: z.string().describe('first 12 hex characters'), machine: z.string().describe('machine slug') })),
+      }).describe('without a key: every machine, kind, time and short hash only'),
+    ]),
     async handler(input, ctx) {
       const zid = ctx.caller?.zid;
       if (zid) {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { defineOp, type Operation } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { publicOperations } from './registry.ts';
+import { okWith } from './outputs.ts';
 import type { App } from './types.ts';
 
 function matchRoute(pattern: string, path: string): boolean {
@@ -61,6 +62,14 @@ export const operations: Operation[] = [
       auth: z.enum(['public', 'user', 'key', 'admin']).optional(),
       limit: z.number().int().min(1).max(200).default(40),
     }),
+    output: okWith({
+      total: z.number().int().describe('matching operations (all pages)'),
+      endpoints: z.array(z.object({
+        method: z.string(), path: z.string(), auth: z.enum(['public', 'user', 'key', 'admin']), summary: z.string(),
+        tool: z.string().optional().describe('the MCP tool of the same operation'),
+        cost: z.union([z.number(), z.string()]).optional().describe('compute tokens per call'),
+      })),
+    }),
     async handler(input, ctx) {
       const q = input.q?.toLowerCase();
       const all = publicOperations(ctx.app).filter((o) =>
@@ -92,6 +101,13 @@ export const operations: Operation[] = [
       path: z.string().min(1).max(2000),
       query: z.record(z.string().max(200), flatValue).optional(),
       body: z.record(z.string(), z.unknown()).optional(),
+    }),
+    output: z.object({
+      ok: z.boolean().describe('the inner status is below 400'),
+      status: z.number().int().describe("the inner answer's HTTP status"),
+      contentType: z.string(),
+      body: z.unknown().describe('the inner answer: parsed JSON, or text'),
+      truncated: z.literal(true).optional().describe('a streamed answer read for one second, or an answer cut at 16 MiB'),
     }),
     async handler(input, ctx) {
       const method = input.method === 'QUERY' ? 'GET' : input.method;

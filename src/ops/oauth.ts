@@ -12,6 +12,18 @@ import {
   startAuthorization, approveAuthorization, exchangeCode, rotateRefreshToken, revokeToken, resolveAccessToken,
   discoveryDocument, oauthError, rfcStyle, revokeGrant, type TokenSet,
 } from '../hosting/oauth.ts';
+import { okWith } from './outputs.ts';
+
+const tokenSet = okWith({
+  access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int().describe('seconds'),
+  refresh_token: z.string(), refresh_token_expires_in: z.number().int(), id_token: z.string().describe('an OpenID Connect id_token (EdDSA JWT)'),
+  scope: z.string(), zid: z.string().describe('the machine that granted it'),
+}).meta({ id: 'OAuthTokenSet', description: 'The tokens of a grant (RFC 6749 §5.1), with the machine that granted them.' });
+const serverMetadata = z.looseObject({
+  issuer: z.string(), authorization_endpoint: z.string(), token_endpoint: z.string(), jwks_uri: z.string(),
+  scopes_supported: z.array(z.string()), response_types_supported: z.array(z.string()), grant_types_supported: z.array(z.string()),
+  code_challenge_methods_supported: z.array(z.string()),
+}).meta({ id: 'AuthorizationServerMetadata', description: 'OAuth 2.0 authorization server metadata (RFC 8414) / OpenID Connect discovery.' });
 
 const str = (max: number) => z.string().max(max);
 const clientId = z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
@@ -53,6 +65,11 @@ export function operations(app: App): Operation[] {
         acr_values: str(200).optional(),
         id_token_hint: str(4000).optional(),
       }),
+      output: z.looseObject({
+        ok: z.literal(true), ceremony: z.string(), issuer: z.string(), steps: z.array(z.unknown()),
+        pending: z.boolean().describe('true: a request was recorded and waits for the machine owner'),
+        requestId: z.string().optional().describe('pending: what the owner approves'),
+      }),
       async handler(input, ctx) {
         if (input.redirect_uri !== undefined || input.code_challenge !== undefined) {
           await ctx.app.db.tx((q) => rateLimit(q, `oauth-authorize:${ctx.ip}`, 120, 600));
@@ -69,6 +86,15 @@ export function operations(app: App): Operation[] {
       summary: 'The machine owner approves (or denies) a pending authorization request with its API key; returns the authorization code and the redirect URL.',
       description: 'The code is single-use, valid for 120 s, and bound to the client_id, redirect_uri and PKCE challenge of the request. The grant lives as long as the API key that approved it. An OAuth access token cannot approve.',
       input: z.strictObject({ requestId: str(100), approve: z.boolean().default(true) }),
+      output: okWith({
+        approved: z.boolean(),
+        code: z.string().optional().describe('approved: the single-use authorization code (120 s)'),
+        state: z.string().nullable().optional(),
+        expiresAt: z.string().optional(),
+        redirectUrl: z.string().describe("the client's redirect_uri with code (or error) and state"),
+        clientId: z.string().optional(),
+        scope: z.string().optional(),
+      }),
       async handler(input, ctx) {
         return approveAuthorization(ctx.app, ctx.caller!, input);
       },
@@ -93,6 +119,7 @@ export function operations(app: App): Operation[] {
         zid: str(64).optional(),
         resource: str(2000).optional(),
       }),
+      output: tokenSet,
       async handler(input, ctx) {
         try {
           if (input.grant_type === 'authorization_code') return tokenReply(await exchangeCode(ctx.app, input));
@@ -123,6 +150,7 @@ export function operations(app: App): Operation[] {
         client_id: clientId.optional(),
         scope: str(1000).optional(),
       }),
+      output: tokenSet,
       async handler(input, ctx) {
         if (input.grant_type !== undefined && input.grant_type !== 'refresh_token') {
           throw oauthError('INVALID_INPUT', 'unsupported_grant_type', "grant_type must be 'refresh_token' here");
@@ -148,6 +176,7 @@ export function operations(app: App): Operation[] {
         client_id: clientId.optional(),
         client_secret: str(500).optional(),
       }),
+      output: okWith({ revoked: z.boolean().describe('a known token was revoked (unknown tokens answer false, still 200)') }),
       async handler(input, ctx) {
         try {
           const r = await revokeToken(ctx.app, input);
@@ -165,6 +194,9 @@ export function operations(app: App): Operation[] {
       tag: 'oauth',
       summary: "The caller machine's OAuth grants (client, scope, created, revoked).",
       input: z.strictObject({}),
+      output: okWith({
+        grants: z.array(z.object({ id: z.string(), clientId: z.string(), scope: z.string(), createdAt: z.string(), revokedAt: z.string().nullable(), revokeReason: z.string().nullable() })),
+      }),
       async handler(_input, ctx) {
         const zid = ctx.caller!.zid;
         if (!zid) throw new SvcError('FORBIDDEN', 'a machine key is required');
@@ -184,6 +216,7 @@ export function operations(app: App): Operation[] {
       tag: 'oauth',
       summary: 'Log a client out: revoke one of the caller machine\'s grants and every token minted from it. Another machine\'s grant is 404.',
       input: z.strictObject({ id: str(100) }),
+      output: okWith({ id: z.string(), revoked: z.literal(true) }),
       async handler(input, ctx) {
         const zid = ctx.caller!.zid;
         if (!zid) throw new SvcError('FORBIDDEN', 'a machine key is required');
@@ -199,6 +232,7 @@ export function operations(app: App): Operation[] {
       tag: 'oauth',
       summary: "The node's public signing keys (JWKS): id_tokens and v3 receipts verify against them.",
       input: z.strictObject({}),
+      output: z.object({ keys: z.array(z.looseObject({ kty: z.string(), kid: z.string(), alg: z.string().optional(), crv: z.string().optional(), x: z.string().optional() })) }).describe('JSON Web Key Set (RFC 7517)'),
       async handler(_input, ctx) {
         return json(await jwks(ctx.app.db), { 'cache-control': 'public, max-age=300' });
       },
@@ -211,6 +245,7 @@ export function operations(app: App): Operation[] {
       tag: 'oauth',
       summary: 'OpenID Connect discovery document (issuer = the node\'s base URL).',
       input: z.strictObject({}),
+      output: serverMetadata,
       async handler(_input, ctx) {
         return json(discoveryDocument(ctx.app), { 'cache-control': 'public, max-age=300' });
       },
@@ -223,6 +258,7 @@ export function operations(app: App): Operation[] {
       tag: 'oauth',
       summary: 'OAuth 2.0 authorization server metadata (RFC 8414); the same document as openid-configuration.',
       input: z.strictObject({}),
+      output: serverMetadata,
       async handler(_input, ctx) {
         return json(discoveryDocument(ctx.app), { 'cache-control': 'public, max-age=300' });
       },

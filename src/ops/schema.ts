@@ -24,3 +24,34 @@ export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
 export function jsonSchemaOf(op: Operation): Record<string, any> {
   return op.jsonSchema ?? toJsonSchema(op.input);
 }
+
+/** The JSON Schema of a zod schema read as an answer ('output' mode, no `$schema`); schemas with
+ * an `id` in their metadata (src/ops/outputs.ts) are put once under `$defs`. */
+export function toOutputJsonSchema(schema: z.ZodType): Record<string, any> {
+  const js = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete js.$schema;
+  return withoutSafeIntegerBounds(js);
+}
+
+/** zod writes the safe-integer range on every `.int()`: in an answer it says nothing. */
+function withoutSafeIntegerBounds<T>(x: T): T {
+  if (Array.isArray(x)) return x.map(withoutSafeIntegerBounds) as T;
+  if (!x || typeof x !== 'object') return x;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(x)) {
+    if ((k === 'minimum' && v === Number.MIN_SAFE_INTEGER) || (k === 'maximum' && v === Number.MAX_SAFE_INTEGER)) continue;
+    out[k] = withoutSafeIntegerBounds(v);
+  }
+  return out as T;
+}
+
+/** The JSON Schema of an operation's success answer, self-contained (`$defs`), or null when its
+ * shape is not declared. */
+export function outputSchemaOf(op: Operation): Record<string, any> | null {
+  if (op.outputJsonSchema) return op.outputJsonSchema;
+  if (!op.output) return null;
+  let js = outputCache.get(op);
+  if (!js) { js = toOutputJsonSchema(op.output); outputCache.set(op, js); }
+  return js;
+}
+const outputCache = new WeakMap<Operation, Record<string, any>>();

@@ -5,6 +5,7 @@ import { ALPHA, PULSE_HZ, SVCOND_SECONDS, pulseAt } from '../core/clock.ts';
 import { verifyProof, PROOF_INFO, PROOF_SALT } from '../core/seal.ts';
 import { assertMachineCaller, SCRYPT_PARAMS } from '../services/identity.ts';
 import { folderField } from './schema.ts';
+import { okWith, SealedReceipt } from './outputs.ts';
 
 const finite = z.number().finite();
 
@@ -18,6 +19,15 @@ export const operations: Operation[] = [
     tag: 'seal',
     summary: 'Current pulse state: time-step counter (svcond), phase and R(t).',
     input: z.strictObject({}),
+    output: okWith({
+      t: z.number().describe('now, unix seconds'),
+      svcond: z.number().int().describe('time-step counter: whole 0.777 s steps since the epoch'),
+      phase: z.number().describe('phase of the 1.287 Hz pulse, radians'),
+      R_t: z.number().describe('R(t), the pulse sum'),
+      f: z.number().describe('pulse frequency, Hz'),
+      svcondSeconds: z.number().describe('length of one time step, seconds'),
+      alpha: z.number().describe('modulation depth'),
+    }),
     async handler(_i, ctx) {
       const p = pulseAt(ctx.app.clock.now());
       return { ok: true, t: p.t, svcond: p.svcond, phase: p.phase, R_t: p.R_t, f: PULSE_HZ, svcondSeconds: SVCOND_SECONDS, alpha: ALPHA };
@@ -37,6 +47,15 @@ export const operations: Operation[] = [
       domain: z.string().min(1).max(120).default('Quantum Mechanics'),
       inputs: z.record(z.string().max(64), finite).optional(),
       folder: folderField,
+    }),
+    output: SealedReceipt.extend({
+      value: z.number().describe('R(t) at the last step'),
+      unit: z.literal('1'),
+      result: z.object({
+        steps: z.number().int(),
+        projection: z.array(z.object({ step: z.number().int(), t: z.number(), phase: z.number(), svcond: z.number().int(), R_t: z.number(), delta: z.number().describe('R_t minus R_t at step 0') })),
+        inputs: z.record(z.string(), z.number()).optional(),
+      }),
     }),
     async handler(input, ctx) {
       const { zid, keyPrefix } = assertMachineCaller(ctx.caller);
@@ -77,6 +96,11 @@ export const operations: Operation[] = [
       unit: z.string().max(64).optional(),
     }).refine((v) => v.zeqond !== undefined || v.svcond !== undefined, { message: 'zeqond (or svcond) is required', path: ['zeqond'] })
       .refine((v) => v.zeqond === undefined || v.svcond === undefined || v.zeqond === v.svcond, { message: 'zeqond and svcond differ', path: ['svcond'] }),
+    output: okWith({
+      valid: z.boolean().describe('the proof matches these fields under this node\'s seal key'),
+      version: z.union([z.literal(1), z.literal(2)]).describe('2 when value was given (value and unit are part of the proof)'),
+      keyPrefix: z.string().describe('the key prefix the proof was checked for'),
+    }),
     async handler(input, ctx) {
       const keyPrefix = input.keyPrefix ?? ctx.caller!.keyPrefix;
       const svcond = (input.zeqond ?? input.svcond) as number;
@@ -97,6 +121,18 @@ export const operations: Operation[] = [
     tag: 'seal',
     summary: 'Cipher algorithm, key source, protocol versions, key-derivation parameters and proof HMAC settings (never the secret).',
     input: z.strictObject({}),
+    output: okWith({
+      cipher: z.string(),
+      keySource: z.string(),
+      protocolVersions: z.array(z.string()),
+      keyDerivation: z.object({ algorithm: z.string(), standard: z.string(), salt: z.string(), info: z.string(), length: z.number().int() }),
+      proofHmac: z.object({
+        algorithm: z.string(), standard: z.string(), encoding: z.string(), length: z.number().int(), comparison: z.string(),
+        message: z.object({ v1: z.array(z.string()), v2: z.array(z.string()), separator: z.string() }),
+      }),
+      recovery: z.looseObject({ algorithm: z.string(), standard: z.string() }).describe('how the recovery equation is stored: scrypt with these parameters'),
+      keys: z.object({ storage: z.string(), prefix: z.string() }),
+    }),
     async handler(_i, ctx) {
       return {
         ok: true,

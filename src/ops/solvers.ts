@@ -14,6 +14,7 @@ import { folderField, shapeOf, toJsonSchema } from './schema.ts';
 import { loadSolvers, solverRun, type LoadedSolver } from '../solvers/engine/loader.ts';
 import { assertMachineCaller } from '../services/identity.ts';
 import type { SealJob } from '../services/seal-batch.ts';
+import { solverExample, solverOutputJsonSchema } from './solver-examples.ts';
 
 const finiteNumber = z.number().finite();
 /** the request fields every solver takes besides its own (DESIGN §10) */
@@ -229,6 +230,12 @@ export async function solverOperations(_app: App): Promise<Operation[]> {
       description: `${d.domain}: ${d.methodDescription}. Operator chain ${d.operators.join(', ')}; unit ${d.unit}. Returns a v2 sealed receipt.`,
       tag: 'solvers',
       ...(d.bodyLimit ? { bodyLimit: d.bodyLimit } : {}),
+      // derived when first asked for (OpenAPI, MCP), from the recorded example (solver-examples.ts)
+      get outputJsonSchema() { return solverOutputJsonSchema(d); },
+      get example() {
+        const ex = solverExample(d.name);
+        return ex ? { summary: `${d.name} with its default input`, request: ex.request, response: ex.response } : undefined;
+      },
       handler: (input, ctx) => runAndSeal(ctx, ls, input as Record<string, any>),
     };
     solversByName.set(d.name, { ls, op });

@@ -126,6 +126,15 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
   bodyLimit?: number;
   /** JSON Schema of the input when it cannot be derived from `input` (preprocessed schemas) */
   jsonSchema?: Record<string, unknown>;
+  /** the shape of a success answer, where it is fixed (zod 4, read in 'output' mode): OpenAPI's
+   * response schema and, over MCP, the tool's outputSchema. Shared parts (a sealed receipt, its
+   * precision block) are the schemas of src/ops/outputs.ts. */
+  output?: z.ZodType;
+  /** JSON Schema of a success answer when it is not written in zod (a solver's sealed result,
+   * whose `result` fields are derived from a recorded run); self-contained (`$defs`) */
+  outputJsonSchema?: Record<string, unknown>;
+  /** an example request and its answer (OpenAPI examples, /docs) */
+  example?: { summary?: string; request?: Record<string, unknown>; response?: unknown };
   /** media types of a success answer when it is not JSON (OpenAPI; default application/json) */
   produces?: string[];
   /** success statuses when not 200 (OpenAPI; a redirect answers 308) */
