@@ -25,21 +25,21 @@ const ERROR_SCHEMA = {
 const ERROR_RESPONSE = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
 
 /** The tags, in the order /docs lists them, with what each groups. */
-export const TAGS: { name: string; description: string }[] = [
-  { name: 'solvers', description: 'Sealed numerical solvers. `POST /api/svc/<solver>` runs one (heat flow, waves, fluids, epidemics, option pricing, lattice gauge theory, FEM, SAT, …), checks its answer against an independent reference (`precision.errorPct` against `precision.boundPct`) and seals it in a receipt. One compute token per call. Each solver\'s body and answer are shown with a recorded example.' },
-  { name: 'seal', description: 'The pulse clock and the seal: verify a receipt\'s proof (`POST /api/svc/verify`), read the pulse state, project it forward (sealed).' },
-  { name: 'machines', description: 'Keys and machines. A demo key is free; it provisions a machine: a ZID, its own hash chain, a compute key (`svc_ak_…`, shown once) and a recovery equation (shown once) that gets a new key if the old one is lost.' },
-  { name: 'folders', description: 'Every sealed answer is filed in a folder (`folder` in the request, default `default`): list them and read receipts back.' },
-  { name: 'chain', description: 'Each machine\'s append-only hash chain: verify it end to end, watch appends live (observer feed), read its lifecycle state machine.' },
-  { name: 'operators', description: 'The operator catalog: 67 science domains and their operators (equations with units), searchable; sealed compositions of operators are under solvers (compute, unified, lattice).' },
-  { name: 'live', description: 'Computations over time: hosted ticking channels (`svc_stream`, one sealed tick per 0.777 s, Server-Sent Events) and recursive sealed loops with a Merkle root (`svc_reactor`).' },
-  { name: 'contracts', description: 'State contracts: 321 templates or your own definition; each guarded transition is sealed and anchored on the chain.' },
-  { name: 'discovery', description: 'Find operations (`svc_api_catalog`) and call any public `/api/*` route in-process (`svc_http`).' },
-  { name: 'papers', description: 'Literature search and fetch across six sources, deduplicated and ranked.' },
-  { name: 'pages', description: 'Publish sandboxed HTML pages under `/s/<machine>/p/<slug>/`.' },
-  { name: 'mail', description: 'A mailbox per machine: deliver sanitised HTML email to yourself.' },
-  { name: 'oauth', description: 'OAuth 2.1 and OpenID Connect for machines: a client asks, the machine owner approves with the machine key, the client gets tokens. JWKS for receipt signatures.' },
-  { name: 'mesh', description: 'The nodes that share this node\'s database.' },
+export const TAGS: { name: string; 'x-displayName': string; description: string }[] = [
+  { name: 'solvers', 'x-displayName': 'Solvers', description: 'Sealed numerical solvers. `POST /api/svc/<solver>` runs one (heat flow, waves, fluids, epidemics, option pricing, lattice gauge theory, FEM, SAT, …), checks its answer against an independent reference (`precision.errorPct` against `precision.boundPct`) and seals it in a receipt. One compute token per call. Each solver\'s body and answer are shown with a recorded example.' },
+  { name: 'seal', 'x-displayName': 'Seal and verify', description: 'The pulse clock and the seal: verify a receipt\'s proof (`POST /api/svc/verify`), read the pulse state, project it forward (sealed).' },
+  { name: 'machines', 'x-displayName': 'Keys and machines', description: 'Keys and machines. A demo key is free; it provisions a machine: a ZID, its own hash chain, a compute key (`svc_ak_…`, shown once) and a recovery equation (shown once) that gets a new key if the old one is lost.' },
+  { name: 'folders', 'x-displayName': 'Folders and receipts', description: 'Every sealed answer is filed in a folder (`folder` in the request, default `default`): list them and read receipts back.' },
+  { name: 'chain', 'x-displayName': 'Chain and observer', description: 'Each machine\'s append-only hash chain: verify it end to end, watch appends live (observer feed), read its lifecycle state machine.' },
+  { name: 'operators', 'x-displayName': 'Operator catalog', description: 'The operator catalog: 67 science domains and their operators (equations with units), searchable; sealed compositions of operators are under solvers (compute, unified, lattice).' },
+  { name: 'live', 'x-displayName': 'Streams and reactor', description: 'Computations over time: hosted ticking channels (`svc_stream`, one sealed tick per 0.777 s, Server-Sent Events) and recursive sealed loops with a Merkle root (`svc_reactor`).' },
+  { name: 'contracts', 'x-displayName': 'State contracts', description: 'State contracts: 321 templates or your own definition; each guarded transition is sealed and anchored on the chain.' },
+  { name: 'discovery', 'x-displayName': 'Discovery', description: 'Find operations (`svc_api_catalog`) and call any public `/api/*` route in-process (`svc_http`).' },
+  { name: 'papers', 'x-displayName': 'Literature', description: 'Literature search and fetch across six sources, deduplicated and ranked.' },
+  { name: 'pages', 'x-displayName': 'Pages', description: 'Publish sandboxed HTML pages under `/s/<machine>/p/<slug>/`.' },
+  { name: 'mail', 'x-displayName': 'Mail', description: 'A mailbox per machine: deliver sanitised HTML email to yourself.' },
+  { name: 'oauth', 'x-displayName': 'OAuth and OpenID', description: 'OAuth 2.1 and OpenID Connect for machines: a client asks, the machine owner approves with the machine key, the client gets tokens. JWKS for receipt signatures.' },
+  { name: 'mesh', 'x-displayName': 'Mesh', description: 'The nodes that share this node\'s database.' },
 ];
 
 const INTRO = `Deterministic numerical solvers whose results are sealed in signed, verifiable receipts. Every
@@ -118,6 +118,16 @@ function responsesOf(op: Operation, components: Record<string, unknown>): Record
   return out;
 }
 
+/** Solvers by name ('0heat'), then the compositions and auto-dispatch ('1compute'). */
+const solverRank = (o: Operation) => (o.id.startsWith('solver.') && o.id !== 'solver.auto' ? `0${o.id}` : `1${o.id}`);
+
+/** The operation's short title: its own, else the first clause of its summary (at most 64 characters). */
+export function titleOf(op: Operation): string {
+  if (op.title) return op.title;
+  const clause = (op.summary.match(/^(.*?)(?:: | \(|; |\. |, )/)?.[1] ?? op.summary).replace(/\.$/, '');
+  return clause.length <= 64 ? clause : `${clause.slice(0, 64).replace(/\s+\S*$/, '')}…`;
+}
+
 const exampleName = (op: Operation) => (op.tool ?? op.id).replace(/[^A-Za-z0-9_.-]/g, '_');
 
 /** `info.license` and `info.contact`: the node operator's, from SVC_API_LICENSE (an SPDX
@@ -128,7 +138,7 @@ function licenseAndContact(app: App): { license: Record<string, string>; contact
   const lic = env.SVC_API_LICENSE?.trim();
   const license: Record<string, string> = lic
     ? { name: lic, ...(env.SVC_API_LICENSE_URL ? { url: env.SVC_API_LICENSE_URL } : /^[A-Za-z0-9.+-]+$/.test(lic) ? { identifier: lic } : {}) }
-    : { name: 'UNLICENSED (no licence granted; the node operator sets SVC_API_LICENSE)', url: `${app.config.baseUrl}/docs#section/Licence` };
+    : { name: 'UNLICENSED', url: `${app.config.baseUrl}/docs#section/Licence` };
   const contact: Record<string, string> = { name: env.SVC_CONTACT_NAME?.trim() || 'the operator of this node', url: env.SVC_CONTACT_URL?.trim() || app.config.baseUrl };
   if (env.SVC_CONTACT_EMAIL?.trim()) contact.email = env.SVC_CONTACT_EMAIL.trim();
   return { license, contact };
@@ -137,7 +147,10 @@ function licenseAndContact(app: App): { license: Record<string, string>; contact
 export function buildOpenApi(app: App): Record<string, unknown> {
   const paths: Record<string, any> = {};
   const components: Record<string, unknown> = { Error: ERROR_SCHEMA };
-  const ops = publicOperations(app);
+  // in the order /docs lists them: by tag, the solvers by name before the compositions
+  const tagIndex = (o: Operation) => { const i = TAGS.findIndex((t) => t.name === o.tag); return i === -1 ? TAGS.length : i; };
+  const ops = publicOperations(app).map((o, i) => ({ o, i })).sort((a, b) => tagIndex(a.o) - tagIndex(b.o)
+    || (a.o.tag === 'solvers' ? solverRank(a.o).localeCompare(solverRank(b.o)) : 0) || a.i - b.i).map((x) => x.o);
   for (const op of ops) {
     const schema = jsonSchemaOf(op);
     const path = openApiPath(op.path);
@@ -145,8 +158,8 @@ export function buildOpenApi(app: App): Record<string, unknown> {
     const parameters: any[] = pathParams.map((name) => ({ name, in: 'path', required: true, schema: schema.properties?.[name] ?? { type: 'string' } }));
     const entry: any = {
       operationId: op.id,
-      summary: op.summary,
-      description: [op.description, op.tool ? `MCP tool: \`${op.tool}\`.` : '', `Access: ${ACCESS[op.access]}${op.allowDemo ? ' (a demo key too)' : ''}.`, op.cost ? `Cost: ${op.cost} compute token(s).` : ''].filter(Boolean).join(' '),
+      summary: titleOf(op),
+      description: [op.summary, op.description, op.tool ? `MCP tool: \`${op.tool}\`.` : '', `Access: ${ACCESS[op.access]}${op.allowDemo ? ' (a demo key too)' : ''}.`, op.cost ? `Cost: ${op.cost} compute token(s).` : ''].filter(Boolean).join(' '),
       tags: [op.tag],
       security: op.access === 'public' ? [{}, { bearer: [] }] : [{ bearer: [] }],
       responses: responsesOf(op, components),
@@ -178,12 +191,12 @@ export function buildOpenApi(app: App): Record<string, unknown> {
       title: 'svc sealed-computation node',
       version: API_VERSION,
       summary: 'Numerical solvers with sealed, verifiable results, over REST and MCP.',
-      description: INTRO + (license.url?.endsWith('#section/Licence') ? `\n\n## Licence\n\nThis node's operator has not declared a licence for the API (set \`SVC_API_LICENSE\`, an SPDX identifier, and \`SVC_API_LICENSE_URL\`).` : ''),
+      description: INTRO + (license.url?.endsWith('#section/Licence') ? `\n\n## Licence\n\nThe operator of this node has not declared a licence for its API: none is granted (UNLICENSED). An operator declares one with \`SVC_API_LICENSE\` (an SPDX identifier such as \`Apache-2.0\`, or a licence name with \`SVC_API_LICENSE_URL\`), and a contact with \`SVC_CONTACT_NAME\`, \`SVC_CONTACT_EMAIL\` and \`SVC_CONTACT_URL\`.` : ''),
       license,
       contact,
     },
     servers: [{ url: app.config.baseUrl, description: 'this node' }],
-    tags: [...TAGS.filter((t) => used.has(t.name)), ...[...used].filter((n) => !TAGS.some((t) => t.name === n)).map((name) => ({ name, description: name }))],
+    tags: [...TAGS.filter((t) => used.has(t.name)), ...[...used].filter((n) => !TAGS.some((t) => t.name === n)).map((name) => ({ name, 'x-displayName': name, description: name }))],
     paths,
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'a machine key (svc_ak_…), a demo key (svc_ak_demo_…) where the operation allows it, or an OAuth access token' } },

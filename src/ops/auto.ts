@@ -33,6 +33,7 @@ export const operations: Operation[] = [
     access: 'key',
     cost: 1,
     tag: 'solvers',
+    title: 'Auto: a solver chosen from plain English',
     summary: 'Natural-language auto-dispatch: picks the solver that fits a plain-English request, runs it and seals the result under that solver\'s own source; result.dispatch shows the ranking.',
     description: 'A deterministic BM25 classifier over every solver\'s descriptor, examples and vocabulary. A request that matches nothing well (or two solvers equally) is refused with 400 and the top candidates. Numeric inputs (and key=value pairs in the query) are kept only for fields the chosen solver accepts.',
     input: z.strictObject({

@@ -13,6 +13,7 @@ export const operations: Operation[] = [
     access: 'user',
     scope: 'machine:read',
     tag: 'chain',
+    title: 'Verify the caller\'s chain',
     summary: "Recompute the caller's whole chain from genesis and report whether every link holds.",
     input: z.strictObject({}),
     output: okWith({
@@ -36,6 +37,7 @@ export const operations: Operation[] = [
     path: '/api/observer',
     access: 'public',
     tag: 'chain',
+    title: 'Observer feed (recent chain entries)',
     summary: "Live entangled-state chain (proof-of-computation feed): without a key the global recent feed (kind, time, short hash, machine slug; no values); with a key the caller's machine in full.",
     input: z.strictObject({ limit: z.number().int().min(1).max(50).default(15) }),
     output: z.union([

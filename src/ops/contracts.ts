@@ -91,6 +91,7 @@ export const operations: Operation[] = [
     path: '/api/contracts/schema',
     access: 'public',
     tag: 'contracts',
+    title: 'Contract definition JSON Schema',
     summary: 'The JSON Schema (draft 2020-12) of a contract definition.',
     input: z.strictObject({}),
     output: anyObject().describe('a JSON Schema (draft 2020-12)'),
@@ -157,6 +158,7 @@ export const operations: Operation[] = [
     path: '/api/contracts/:id',
     access: 'key',
     tag: 'contracts',
+    title: 'One contract',
     summary: 'Full state and definition of one of the caller\'s contracts, with the transitions available now and its fire history.',
     input: z.strictObject({ id: contractId }),
     output: okWith({

@@ -40,6 +40,7 @@ export function operations(app: App): Operation[] {
       path: '/api/mesh',
       access: 'public',
       tag: 'mesh',
+      title: 'Nodes of the mesh',
       summary: "This node's id, version and start time, and the live nodes that share its database.",
       input: z.strictObject({}),
       output: okWith({

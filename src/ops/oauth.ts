@@ -45,6 +45,7 @@ export function operations(app: App): Operation[] {
       path: '/api/oauth/authorize',
       access: 'public',
       tag: 'oauth',
+      title: 'Start an authorization (PKCE)',
       summary: 'Entry point of the vault-issuance ceremony (OAuth 2.1 authorization code with PKCE S256).',
       description: 'Without parameters (or with client_id alone) it describes the ceremony. With client_id, redirect_uri, response_type=code, code_challenge and code_challenge_method=S256 (state, scope and nonce optional) it records a pending request for 10 minutes and returns its requestId: the machine owner approves it with POST /api/oauth/authorize/approve, which yields the authorization code and the redirect URL. Common OpenID parameters (prompt, login_hint, max_age, ui_locales, display, acr_values, id_token_hint) are accepted and ignored.',
       input: z.strictObject({
@@ -83,6 +84,7 @@ export function operations(app: App): Operation[] {
       path: '/api/oauth/authorize/approve',
       access: 'key',
       tag: 'oauth',
+      title: 'Approve an authorization request',
       summary: 'The machine owner approves (or denies) a pending authorization request with its API key; returns the authorization code and the redirect URL.',
       description: 'The code is single-use, valid for 120 s, and bound to the client_id, redirect_uri and PKCE challenge of the request. The grant lives as long as the API key that approved it. An OAuth access token cannot approve.',
       input: z.strictObject({ requestId: str(100), approve: z.boolean().default(true) }),
@@ -105,6 +107,7 @@ export function operations(app: App): Operation[] {
       path: '/api/oauth/token',
       access: 'public',
       tag: 'oauth',
+      title: 'Token endpoint',
       summary: 'Token endpoint (RFC 6749 §3.2; form-encoded or JSON): grant_type=authorization_code with code_verifier, or grant_type=refresh_token (rotation).',
       description: 'Public clients only (token_endpoint_auth_method none): client_id identifies the client. Answers {access_token, token_type: Bearer, expires_in, refresh_token, id_token, scope} with Cache-Control: no-store; errors carry the RFC 6749 error value in `error` and the stable `code` (INVALID_GRANT, INVALID_INPUT, ZID_NOT_LINKED).',
       input: z.strictObject({
@@ -169,6 +172,7 @@ export function operations(app: App): Operation[] {
       path: '/api/oauth/revoke',
       access: 'public',
       tag: 'oauth',
+      title: 'Revoke a token',
       summary: 'Token revocation (RFC 7009; form-encoded or JSON {token, token_type_hint?}). A refresh token ends its whole grant; an access token is revoked alone. Unknown tokens still answer 200.',
       input: z.strictObject({
         token: str(200).optional(),

@@ -53,6 +53,7 @@ export const operations: Operation[] = [
     path: '/api/operators',
     access: 'public',
     tag: 'operators',
+    title: 'List operators',
     summary: 'Lists catalogued operators: those of one domain, or (domain omitted or empty) all 67 domains with their operator ids.',
     description: 'domain may be a domain name, slug, code (the operators\' prefix) or alias. Each operator has id, domain, prefix, tier, equation, accepted input keys with units and output unit.',
     input: z.strictObject({ domain: z.string().max(120).optional() }),
@@ -89,6 +90,7 @@ export const operations: Operation[] = [
     path: '/api/operators/search',
     access: 'public',
     tag: 'operators',
+    title: 'Search the operator catalog',
     summary: 'Full-text search of the operator catalog over id, name, equation and description.',
     input: z.strictObject({
       term: z.string().min(1).max(200),
@@ -151,6 +153,7 @@ export const operations: Operation[] = [
     path: '/api/domains/match',
     access: 'public',
     tag: 'operators',
+    title: 'Match a text to domains',
     summary: 'Domains whose vocabulary overlaps an id or a text, with the terms that fired (deterministic term overlap, not a solvability proof).',
     input: z.strictObject({
       id: z.string().min(1).max(200).optional(),
@@ -178,6 +181,7 @@ export const operations: Operation[] = [
     access: 'key',
     cost: 1,
     tag: 'solvers',
+    title: 'Compute with catalogued operators (sealed)',
     summary: 'Applies catalogued operators through the 7-step protocol (SELECT, BIND, VALIDATE, COMPUTE, VERIFY, PULSE, RETURN) and seals the primary value (v2).',
     description: 'KO42 is always added; the domain\'s default operator is used when operators is omitted; KO42 plus at most 3 operators. Inputs are numbers in the declared units or quantity strings ("3 km"); unknown keys, wrong dimensions and non-finite numbers are refused by the dimensional gate (422 DIMENSIONAL_GATE, value null).',
     input: z.strictObject({
@@ -222,6 +226,7 @@ export const operations: Operation[] = [
     access: 'key',
     cost: 1,
     tag: 'solvers',
+    title: 'Compose operators (sealed)',
     summary: 'Composes catalogued and supplied operators under KO42: A algebraic product, B sequential timeline (RK4 for kind "ode"), C single-operator fallback. Sealed (v2).',
     description: 'operators: ids, or objects {id, equation, unit?, kind?} whose equations run in a sandbox (no import, createUnit, evaluate, parse, property access, assignment or loops; bounded size); anything outside it is 400. consts overrides t, alpha, f_H, T_Z (and tMax, steps for the timeline, only with an ode operator); other consts are 400. The timeline starts from the initial state inputs.y0 (or inputs.y). The sealed unit is the unit the value is in: an operator alone keeps its declared unit (as svc_compute); a product multiplies the declared units symbol by symbol (m/s x s = m, Pa x s = Pa*s), never a unit name picked from the dimension alone.',
     input: z.strictObject({
@@ -284,6 +289,7 @@ export const operations: Operation[] = [
     access: 'key',
     cost: 'nodes (1 per node)',
     tag: 'solvers',
+    title: 'Phase lattice of 2 to 5 nodes (sealed)',
     summary: 'A lattice of 2 to 5 nodes at one shared timestamp and staggered phases (node k at phi + 2 pi k/n): per-node R_t, coherenceScore in [0, 1] and the lattice equation. One token per node.',
     input: z.strictObject({
       nodes: z.array(z.strictObject({

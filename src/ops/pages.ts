@@ -47,6 +47,7 @@ export const operations: Operation[] = [
     scope: 'pages:write',
     tag: 'pages',
     bodyLimit: PAGE_BODY_LIMIT,
+    title: 'Publish a page',
     summary: "Publish an HTML page at /s/<machine>/p/<pageSlug>/ and add it to the machine launcher; republishing a slug replaces it.",
     description: 'title, html (at most 512 KB; larger is 413) and pageSlug (a-z, 0-9, \'-\'; default \'app\'). The page is served sandboxed: its scripts run, but in an opaque origin that cannot read the node\'s cookies or storage or call /api/* with credentials. Each publication is anchored on the machine\'s chain.',
     input: z.strictObject({

@@ -82,6 +82,7 @@ export const operations: Operation[] = [
     path: '/api/papers/fetch',
     access: 'public',
     tag: 'papers',
+    title: 'Fetch a literature record',
     summary: "Fetch one literature record by canonical id 'scheme:local' (doi:, pmid:, arxiv:, biorxiv:, openalex:, s2:), with the full abstract.",
     description: 'The id is routed to the sources that can resolve it (a DOI to doi-registry, and to every other source that knows DOIs); ids learned on the way (a PMID, an arXiv id) are asked of the remaining sources, and everything found is merged into one record. 400 for a malformed id, 404 when no source knows it, 503 when none could be reached.',
     input: z.strictObject({

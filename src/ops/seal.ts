@@ -17,6 +17,7 @@ export const operations: Operation[] = [
     path: '/api/svc/pulse',
     access: 'public',
     tag: 'seal',
+    title: 'Pulse state now',
     summary: 'Current pulse state: time-step counter (svcond), phase and R(t).',
     input: z.strictObject({}),
     output: okWith({
@@ -41,6 +42,7 @@ export const operations: Operation[] = [
     access: 'key',
     cost: 'steps (1 per step)',
     tag: 'seal',
+    title: 'Project the pulse forward (sealed)',
     summary: 'Forward projection of R(t): each step advances 0.777 s and returns t, phase, svcond, R_t and delta (0 at step 0). Sealed; one token per step.',
     input: z.strictObject({
       steps: z.number().int().min(1).max(64).default(16),
@@ -83,6 +85,7 @@ export const operations: Operation[] = [
     path: '/api/svc/verify',
     access: 'key',
     tag: 'seal',
+    title: 'Verify a seal proof',
     summary: 'Check a seal proof: valid true or false. Checks integrity, not the physics. With value it checks a v2 proof, else v1.',
     input: z.strictObject({
       proof: z.string().regex(/^[0-9a-f]{64}$/, 'proof: 64 lowercase hex characters (an HMAC-SHA256)').describe('the svcProof of the receipt: 64 lowercase hex characters'),
@@ -119,6 +122,7 @@ export const operations: Operation[] = [
     path: '/api/svc/field-status',
     access: 'public',
     tag: 'seal',
+    title: 'Seal parameters',
     summary: 'Cipher algorithm, key source, protocol versions, key-derivation parameters and proof HMAC settings (never the secret).',
     input: z.strictObject({}),
     output: okWith({

@@ -226,6 +226,7 @@ export async function solverOperations(_app: App): Promise<Operation[]> {
       cost: 1,
       input: solverInputSchema(ls),
       jsonSchema: solverJsonSchema(ls),
+      title: `${d.name}: ${d.domain}`,
       summary: d.summary,
       description: `${d.domain}: ${d.methodDescription}. Operator chain ${d.operators.join(', ')}; unit ${d.unit}. Returns a v2 sealed receipt.`,
       tag: 'solvers',

@@ -118,6 +118,9 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
   precheckTokens?: boolean;
   /** input schema (zod 4); use z.strictObject so unknown fields are refused */
   input: S;
+  /** a short name for people (the OpenAPI summary and /docs menu entry; MCP's tool title); when
+   * absent, the first clause of `summary` */
+  title?: string;
   summary: string;
   description?: string;
   /** area for grouping in OpenAPI/catalog: 'seal', 'machines', 'solvers', ... */
