@@ -12,7 +12,9 @@ import type { App } from './ops/types.ts';
 import { SolverPool } from './solvers/engine/pool.ts';
 import { randomToken } from './core/ids.ts';
 import { KeyCache } from './services/key-cache.ts';
-import { loadOrCreateSigningKey } from './services/keys.ts';
+import { loadOrCreateSigningKey, loadOrCreateKey, KEYS_ROTATED_CHANNEL, type DeploymentKey } from './services/keys.ts';
+import { ensureEmptyCheckpoint, initLog } from './services/tlog.ts';
+import { ed25519Raw, logOrigin, vkeyOf, SIG_ED25519 } from './core/tlog.ts';
 
 
 /** The store procedures the node registers (src/store/db.ts runs them next to the store). */
@@ -33,7 +35,11 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
   const pool = new SolverPool({ timeoutMs: config.solverTimeoutMs });
   const keyCache = new KeyCache();
   const signingKey = await loadOrCreateSigningKey(db, config.sealSecret);
+  // the deployment's log (its origin is fixed by the first node's SVC_BASE_URL) and its keys
+  const origin = await initLog(db, logOrigin(config.baseUrl));
+  const keys = await loadDeploymentKeys(db, config.sealSecret, origin);
   const unlisten = await keyCache.listen(db);
+  let unlistenKeys: (() => Promise<void>) | null = null;
   const app: App = {
     config,
     db,
@@ -42,7 +48,18 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
     pool,
     keyCache,
     signingKey,
+    logOrigin: origin,
+    logKey: keys.log,
+    attestKey: keys.attest,
+    async reloadKeys() {
+      app.signingKey = await loadOrCreateSigningKey(db, config.sealSecret);
+      const k = await loadDeploymentKeys(db, config.sealSecret, origin);
+      app.logKey = k.log;
+      app.attestKey = k.attest;
+      useKeys(app);
+    },
     operations: [],
+    parts: {},
     nodeId: `${hostname()}-${process.pid}-${randomToken(4)}`,
     startedAt: new Date().toISOString(),
     version: VERSION,
@@ -52,12 +69,31 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
     async close() {
       for (const fn of app.onClose.slice().reverse()) await fn();
       await unlisten();
+      if (unlistenKeys) await unlistenKeys();
       await pool.close();
       await db.close();
     },
   };
-  sealer.signer = { kid: app.signingKey.kid, privateKey: app.signingKey.privateKey };
+  sealer.issuer = config.baseUrl;
+  sealer.jwksUri = `${config.baseUrl}/.well-known/jwks.json`;
+  useKeys(app);
+  await ensureEmptyCheckpoint(db, sealer.logSigner!);
+  // a rotation on any node of this database switches this node's keys too
+  unlistenKeys = await db.listen(KEYS_ROTATED_CHANNEL, () => { app.reloadKeys().catch(() => { /* the next rotation or restart retries */ }); });
   app.operations = await loadOperations(app);
   return app;
 }
 
+
+/** The log's note key (its JWK carries the signed-note vkey) and the attestation key. */
+async function loadDeploymentKeys(db: Db, secret: Buffer, origin: string): Promise<{ log: DeploymentKey; attest: DeploymentKey }> {
+  const log = await loadOrCreateKey(db, secret, 'log', (pub) => ({ vkey: vkeyOf(origin, SIG_ED25519, ed25519Raw(pub)) }));
+  const attest = await loadOrCreateKey(db, secret, 'attest');
+  return { log, attest };
+}
+
+/** Points the seal path at the app's current keys. */
+function useKeys(app: App): void {
+  app.sealer.signer = { kid: app.signingKey.kid, privateKey: app.signingKey.privateKey };
+  app.sealer.logSigner = { origin: app.logOrigin, privateKey: app.logKey.privateKey, publicKey: ed25519Raw(app.logKey.publicKey) };
+}

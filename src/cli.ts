@@ -1,10 +1,14 @@
 // The svc command line:
 //   svc serve                          start the node (same as npm start)
-//   svc verify <receipt.json>          check a saved sealed response against a running node
+//   svc verify <receipt.json>          check a saved sealed response: offline (log inclusion, checkpoint
+//                                      signature, digest), --url (consistency with the node's log),
+//                                      --key (the HMAC proof, by the node), --replay (the solver again)
 //   svc call <tool> '<json>'           call a tool on a node over MCP
 //   svc solve <name> '<json>'          run a solver locally, unsealed (prints the result shape)
 // Options: --url (default $SVC_URL or http://127.0.0.1:8787), --key (default $SVC_API_KEY).
 import { readFileSync } from 'node:fs';
+
+const FLAGS = new Set(['replay']);
 
 function parseArgs(argv: string[]) {
   const pos: string[] = [];
@@ -12,8 +16,10 @@ function parseArgs(argv: string[]) {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a.startsWith('--')) {
-      const [k, v] = a.slice(2).split('=', 2);
-      opts[k] = v ?? argv[++i] ?? '';
+      const eq = a.indexOf('=');
+      const k = eq < 0 ? a.slice(2) : a.slice(2, eq);
+      // flags take no value; options take the rest after '=' (a vkey's base64 may hold '='), or the next argument
+      opts[k] = eq >= 0 ? a.slice(eq + 1) : FLAGS.has(k) ? 'true' : argv[++i] ?? '';
     } else pos.push(a);
   }
   return { pos, opts };
@@ -21,7 +27,7 @@ function parseArgs(argv: string[]) {
 
 const USAGE = `usage:
   svc serve
-  svc verify <receipt.json> [--jwks keys.json] [--url URL] [--key KEY]
+  svc verify <receipt.json> [--vkey VKEY|file] [--jwks keys.json] [--url URL] [--key KEY] [--replay]
   svc call <tool> '<json arguments>' [--url URL] [--key KEY]
   svc solve <solver> '<json input>'`;
 
@@ -60,49 +66,98 @@ async function main() {
     return;
   }
   if (cmd === 'verify') {
-    // svc verify <receipt.json> [--jwks keys.json] [--url U] [--key K]
-    //   the Ed25519 signature (v3) is checked offline against --jwks, or against the node's
-    //   /.well-known/jwks.json; the HMAC proof is checked by the node (POST /api/svc/verify) unless
-    //   --jwks is given without --url/--key (fully offline).
+    // svc verify <receipt.json> [--vkey V|file] [--jwks keys.json] [--url U] [--key K] [--replay]
+    //   offline: digest, inclusion proof, checkpoint signature (log key from --vkey, --jwks, the
+    //   node's JWKS at --url, else the receipt's jwks_uri), the v3 signature when present;
+    //   --url: the node's current checkpoint is consistent with the receipt's;
+    //   --key: the HMAC proof, checked by the node (it needs the node's secret);
+    //   --replay: the solver runs again here and must give a bit-identical value and result.
     if (!pos[1]) die(USAGE);
     const receipt = parseJson(readFileSync(pos[1], 'utf8'), pos[1]);
     if (!receipt || typeof receipt.svcProof !== 'string' || !receipt.svcState) die('not a sealed response: svcProof or svcState missing');
-    const offline = !!opts.jwks && !opts.url && !opts.key;
+    const v = await import('./verify.ts');
+    const nodeUrl = opts.url || (key ? url : '');
+    // the keys: a saved vkey or JWKS; else the node's JWKS; else the issuer's (the receipt names it)
+    let jwks: any = null;
+    let keySource = '';
+    let verifiers: import('./core/tlog.ts').NoteVerifier[] = [];
+    if (opts.jwks) { jwks = parseJson(readFileSync(opts.jwks, 'utf8'), opts.jwks); keySource = opts.jwks; }
+    else {
+      const from = nodeUrl ? new URL('/.well-known/jwks.json', nodeUrl).href : typeof receipt.receipt?.jwks_uri === 'string' ? receipt.receipt.jwks_uri : '';
+      if (from && !opts.vkey) {
+        // the node's own JWKS: an unreachable node is the one-line message below (exit 2)
+        if (nodeUrl) jwks = await fetch(from).then((r) => r.json());
+        else try { jwks = await fetch(from).then((r) => r.json()); } catch (e) { die(`svc: cannot fetch the key set ${from} the receipt names (${(e as Error).message}); give --vkey or --jwks`, 2); }
+        keySource = from;
+      }
+    }
+    if (opts.vkey) {
+      const text = /^[^\s+]+\+[0-9a-f]{8}\+/.test(opts.vkey) ? opts.vkey : readFileSync(opts.vkey, 'utf8');
+      verifiers = v.vkeysFromText(text);
+      if (!verifiers.length) die('--vkey: no valid signed-note verifier key', 2);
+      keySource = 'vkey';
+    } else if (jwks) verifiers = v.logVerifiersOf(jwks);
+    const log = v.verifyReceiptLog(receipt, verifiers);
+    const reasons: string[] = log.reason ? [log.reason] : [];
     let signature: boolean | null = null;
-    let reason: string | undefined;
-    if (receipt.signature) {
+    if (receipt.signature && jwks) {
       const { verifyReceiptSignature } = await import('./services/receipt.ts');
-      const jwks = opts.jwks ? parseJson(readFileSync(opts.jwks, 'utf8'), opts.jwks) : await fetch(new URL('/.well-known/jwks.json', url)).then((r) => r.json());
-      const v = verifyReceiptSignature(receipt, jwks);
-      signature = v.valid;
-      reason = v.reason;
+      const s = verifyReceiptSignature(receipt, jwks);
+      signature = s.valid;
+      if (!s.valid) reasons.push(`signature: ${s.reason}`);
+    }
+    let consistency: boolean | null = null;
+    let currentSize: number | null = null;
+    if (opts.url) {
+      if (!log.parsed) { consistency = false; reasons.push('consistency: the receipt has no verified checkpoint'); }
+      else {
+        const c = await v.checkConsistencyWithNode(opts.url, log.parsed, verifiers);
+        consistency = c.ok;
+        currentSize = c.currentSize;
+        if (!c.ok) reasons.push(`consistency: ${c.reason}`);
+      }
     }
     let hmac: boolean | null = null;
-    if (!offline) {
+    if (key) {
       const version = receipt.receipt?.version ?? (typeof receipt.value === 'number' ? 2 : 1);
       const args: Record<string, unknown> = {
         proof: receipt.svcProof, operatorIds: receipt.svcState.operators, R_t: receipt.svcState.masterSum,
         svcond: receipt.svcState.svcond, keyPrefix: receipt.keyPrefix,
       };
       if (version >= 2) { args.value = receipt.value; args.unit = receipt.unit ?? ''; }
-      const res = await fetch(new URL('/api/svc/verify', url), {
-        method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) }, body: JSON.stringify(args),
+      const res = await fetch(new URL('/api/svc/verify', nodeUrl), {
+        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(args),
       });
       const body: any = await res.json().catch(() => ({}));
       if (!res.ok) die(`verify failed: HTTP ${res.status} ${body.code ?? ''} ${body.error ?? ''}`, 1);
       hmac = body.valid === true;
-      if (!hmac) reason ??= 'the HMAC proof does not match the signed fields';
+      if (!hmac) reasons.push('the HMAC proof does not match the signed fields');
     }
-    // The node signs every receipt (DESIGN §7): the Ed25519 signature is what covers every field
-    // (result, input, precision, …); the HMAC proof covers only the operators, pulse, key prefix,
-    // value and unit. A receipt without a signature is therefore not verified as a whole.
-    if (signature === null) { signature = false; reason ??= 'the receipt has no signature: this node signs every receipt, so a missing signature means it was removed'; }
-    const valid = (hmac ?? true) && signature;
+    let replay: boolean | null = null;
+    if (opts.replay !== undefined) {
+      const r = await v.replayReceipt(receipt);
+      replay = r.ok;
+      if (!r.ok) reasons.push(`replay: ${r.reason}`);
+    }
+    // What covers every field (result, input, precision, …): the log (the digest is over the whole
+    // canonical body, and the checkpoint is signed) or the v3 Ed25519 signature. The HMAC proof
+    // covers only the operators, pulse, key prefix, value and unit. Without a verified log entry, a
+    // receipt without a signature is not verified as a whole.
+    if (signature === null && !log.ok && receipt.signature === undefined) { signature = false; reasons.push('the receipt has no signature and no verified log entry: a missing signature means it was removed'); }
+    const valid = log.ok && signature !== false && consistency !== false && hmac !== false && replay !== false;
     const checked = [
-      'signature: the Ed25519 signature over the RFC 8785 canonical JSON of every field but the signature',
+      'log: SHA-256 of the RFC 8785 canonical sealed body (without receipt.log, receipt.digest, tokens, signature) is the leaf at receipt.log.index, proved against a checkpoint signed by the log key',
+      ...(signature !== null ? ['signature: the Ed25519 signature over the RFC 8785 canonical JSON of every field but the signature'] : []),
+      ...(consistency !== null ? ['consistency: the node\'s current checkpoint extends the receipt\'s (RFC 6962 consistency proof)'] : []),
       ...(hmac !== null ? ['hmac: the svcProof over operators, R_t, svcond, keyPrefix, value and unit (checked by the node)'] : []),
+      ...(replay !== null ? ['replay: the solver ran again here from the receipt\'s input and seed; value and result bit-identical'] : []),
     ];
-    process.stdout.write(JSON.stringify({ valid, hmac, signature, checked, receipt: receipt.receipt?.id ?? null, ...(valid ? {} : { reason }) }) + '\n');
+    process.stdout.write(JSON.stringify({
+      valid, receipt: receipt.receipt?.id ?? null,
+      log: { digest: log.digest, inclusion: log.inclusion, checkpoint: log.checkpoint, index: log.index, treeSize: log.treeSize, origin: log.origin, keySource: keySource || null },
+      signature, consistency, ...(currentSize !== null ? { currentSize } : {}), hmac, replay, checked,
+      ...(valid ? {} : { reason: reasons.join('; ') }),
+    }) + '\n');
     process.exit(valid ? 0 : 1);
   }
   if (cmd === 'call') {

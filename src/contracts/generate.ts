@@ -10,24 +10,35 @@
 // 3. Each clause gives a step: its verb (imperative, inflected or a step noun such as "delivery")
 //    and its object or subject name the state reached ("the seller ships the goods" → state
 //    goods_shipped, transition ship_goods).
-// 4. Conditions ("if", "only if", "only when", "provided that", "as long as", "unless") become
-//    guards on the step's incoming transition over a new variable: a boolean (false at deploy, so
-//    the guard blocks until the caller fires with the variable set) or, for comparisons ("if the
-//    amount is over 5000"), a number starting at 0. A condition whose action is negative ("if the
-//    inspection fails, reject the shipment") becomes a branch to a terminal state instead, tried
-//    before the step; "otherwise X" becomes the fallback branch after it.
-// 5. Deadlines ("within 3 days", "within 48 hours") guard the step's transition with
-//    `elapsed <= seconds` and add a transition to a terminal `expired` state for `elapsed > seconds`.
-// 6. With fewer than two steps the best template's definition is used as is, with the conditions
-//    and deadlines applied to its happy path. A cancel exit borrowed from the template's failure
-//    states is added to generated flows.
+// 4. Conditions ("if", "only if", "when" inside a clause, "provided that", "as long as",
+//    "unless", "except if") are cut off before the time phrases are read, so a time phrase inside
+//    a condition belongs to it. conditions.ts turns each into a guard with the right polarity
+//    (negations, comparisons, roles, windows; see its head comment) over variables that start
+//    false / 0 / "" at deploy. "only the buyer may X" guards X with `actor == "buyer"`.
+// 5. A condition whose action is negative ("refund", "cancel", "reject", …) is a branch to a
+//    terminal state, tried before the other transitions out of its state. Its state is: the
+//    source of the step it is about ("cancel if the seller does not ship within 5 days" with a
+//    step "the seller ships": the branch is `elapsed > 432000` and the step gets `elapsed <=
+//    432000`), else the source of the step whose guard reads the same fact ("release payment when
+//    the buyer confirms delivery, refund if not delivered within 7 days": both leave one state
+//    and read one variable with opposite polarity), else the state before the next step; a
+//    timeout after the last step makes the awaited fact the step that completes the contract.
+//    "otherwise Y" is guarded by the opposite of the condition before it.
+// 6. Deadlines of a step ("ship within 3 days") guard it with `elapsed <= seconds` and add
+//    `miss_deadline` (`elapsed > seconds`) to a terminal `expired` state; waiting periods ("after
+//    30 days", "90 days later", "wait 24 hours") guard it with `elapsed >= seconds`. With fewer
+//    than two steps and nothing conditional, the best template is used as is, with the request's
+//    conditions and deadlines applied to its happy path. A cancel exit borrowed from the
+//    template's failure states is added to generated flows (guarded by `cancelRequested` when the
+//    first step is guarded, so that a blocked fire never falls through to it).
 // 7. The draft is validated and run to a terminal state with the variables listed in `happyPath`;
 //    every choice made along the way is listed in `assumptions`.
-import { checkDefinition, STATE_NAME_RE, VAR_NAME_RE, BUILTIN_SYMBOLS, type ContractDefinition, type TransitionDef, type VarValue } from './definition.ts';
+import { checkDefinition, STATE_NAME_RE, type ContractDefinition, type TransitionDef, type VarValue } from './definition.ts';
 import { fireOnce, initialSnapshot, isTerminal, runToEnd } from './machine.ts';
 import { listTemplates, type Template } from './templates.ts';
 import { operatorEvaluatorAt, operatorInputs } from './operators.ts';
-import { NEGATIVE_VERBS, NOUN_VERB, NUMBER_WORDS, PARTICIPLE, UNIT_SECONDS, verbBase } from './lexicon.ts';
+import { NEGATIVE_VERBS, NOUN_VERB, NUMBER_WORD_ALT, PARTICIPLE, UNIT_ALT, numberValue, unitSeconds, verbBase } from './lexicon.ts';
+import { VarRegistry, actorCondition, combine, contentWords, oppositeFacts, parseCondition, roleOf, stemsOf, withoutVariables, type ParsedCondition } from './conditions.ts';
 import { Bm25Index, STOP_WORDS, stem, termCounts } from '../core/text.ts';
 
 export interface GeneratedContract {
@@ -35,13 +46,21 @@ export interface GeneratedContract {
   assumptions: string[];
   basedOn: { templateId: string; name: string; score: number }[];
   recognised: {
-    steps: { state: string; transition: string; from: string; text: string }[];
-    conditions: { text: string; guard: string; on: string; variable: string; branch: boolean }[];
-    deadlines: { text: string; seconds: number; on: string; kind: 'deadline' | 'wait' }[];
+    steps: { state: string; transition: string; from: string; text: string; role?: string }[];
+    conditions: { text: string; guard: string; on: string; variable: string; variables: string[]; negated: boolean; roles: string[]; branch: boolean }[];
+    deadlines: { text: string; seconds: number; on: string; kind: 'deadline' | 'wait' | 'timeout' }[];
   };
-  /** variables to pass to svc_contract_fire (all at the first fire is fine) and the transitions
-   * the contract then takes to a terminal state */
-  happyPath: { variables: Record<string, VarValue>; transitions: string[]; terminal: string; waitSeconds: number[] };
+  /** the variables to pass to svc_contract_fire and the transitions the contract then takes to a
+   * terminal state, with the time each step waits in its state */
+  happyPath: {
+    variables: Record<string, VarValue>;
+    /** the variables sent with each fire of the happy path (the first is `variables`, plus any a
+     * step needs of its own, e.g. a different `actor`) */
+    fireVariables: Record<string, VarValue>[];
+    transitions: string[];
+    terminal: string;
+    waitSeconds: number[];
+  };
 }
 
 // ------------------------------------------------------------------------------------------
@@ -83,107 +102,44 @@ export function matchTemplates(query: string, limit = 3): { t: Template; score: 
 // ------------------------------------------------------------------------------------------
 // Clause analysis
 
-interface Condition { text: string; negated: boolean; variable: string; guard: string; happy: Record<string, VarValue>; init: Record<string, VarValue> }
 interface Deadline { text: string; seconds: number }
-interface Clause { text: string; condition?: Condition; deadline?: Deadline; wait?: Deadline; position?: 'first' | 'final'; otherwise?: boolean }
+interface Clause { text: string; condition?: ParsedCondition; deadline?: Deadline; wait?: Deadline; position?: 'first' | 'final'; otherwise?: boolean }
 
-const COND_RE = /\b(only if|only when|only after|only once|if and only if|provided that|providing that|as long as|so long as|on condition that|if|unless|except if|except when)\b/;
-const DEADLINE_RE = /\b(?:within|in less than|inside|no later than|at most|before)\s+(\d+(?:\.\d+)?|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|twenty|thirty|sixty|ninety)\s+(business days?|working days?|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\b/;
-const COMPARATORS: [RegExp, string][] = [
-  [/\b(?:is |are )?(?:greater than or equal to|at least|no less than|not less than|minimum of)\b/, '>='],
-  [/\b(?:is |are )?(?:less than or equal to|at most|no more than|not more than|up to|maximum of)\b/, '<='],
-  [/\b(?:is |are )?(?:over|above|more than|greater than|exceeds?|exceeding|higher than)\b/, '>'],
-  [/\b(?:is |are )?(?:under|below|less than|lower than|beneath)\b/, '<'],
-  [/\b(?:is |are )?(?:equal to|equals?|exactly)\b/, '=='],
-];
-
-function camel(words: string[]): string {
-  return words.map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1))).join('');
-}
-
-function contentWords(text: string): string[] {
-  return text.toLowerCase().replace(/[^a-z0-9\s-]/g, ' ').split(/[\s-]+/).filter((w) => w && !STOP_WORDS.has(w) && !/^\d/.test(w));
-}
-
-function variableName(text: string, taken: Set<string>, fallback: string): string {
-  let base = camel(contentWords(text).slice(0, 4)) || fallback;
-  if (!/^[a-z_]/i.test(base)) base = 'v' + base;
-  base = base.slice(0, 48);
-  if (base in BUILTIN_SYMBOLS || ['true', 'false', 'not', 'and', 'or', 'e', 'pi', 'i'].includes(base)) base = base + 'Flag';
-  let name = base;
-  for (let k = 2; taken.has(name); k++) name = `${base}${k}`;
-  if (!VAR_NAME_RE.test(name)) name = `${fallback}${taken.size + 1}`;
-  taken.add(name);
-  return name;
-}
-
-function parseNumber(s: string): number {
-  return Number(s.replace(/[,$€£]/g, ''));
-}
-
-function parseCondition(raw: string, negated: boolean, taken: Set<string>): Condition {
-  const text = raw.trim().replace(/^(that|the)\s+/, (m) => m);
-  for (const [re, op] of COMPARATORS) {
-    const m = re.exec(text);
-    if (!m) continue;
-    const after = text.slice(m.index + m[0].length);
-    const num = /^\s*[$€£]?\s*(-?\d[\d,]*(?:\.\d+)?)\s*(k|thousand|m|million|%|percent)?/.exec(after);
-    if (!num) continue;
-    let value = parseNumber(num[1]);
-    const scale = num[2];
-    if (scale === 'k' || scale === 'thousand') value *= 1000;
-    if (scale === 'm' || scale === 'million') value *= 1e6;
-    if (!Number.isFinite(value)) continue;
-    let subject = text.slice(0, m.index);
-    if (!contentWords(subject).length) subject = after.slice(num[0].length).trim().split(/\s+/).slice(0, 1).join(' ');
-    const variable = variableName(subject, taken, 'amount');
-    let guard = `${variable} ${op} ${value}`;
-    if (negated) guard = `not (${guard})`;
-    // a value on the happy side of the comparison
-    const pass = (() => {
-      const decimals = (String(value).split('.')[1] ?? '').length;
-      const step = Number.isInteger(value) ? 1 : Math.pow(10, -decimals);
-      const up = Number((value + step).toFixed(decimals));
-      const down = Number((value - step).toFixed(decimals));
-      const sat = { '>=': value, '<=': value, '>': up, '<': down, '==': value }[op]!;
-      const unsat = { '>=': down, '<=': up, '>': value, '<': value, '==': up }[op]!;
-      return negated ? unsat : sat;
-    })();
-    return { text: raw.trim(), negated, variable, guard, happy: { [variable]: pass }, init: { [variable]: 0 } };
-  }
-  const variable = variableName(text, taken, 'condition');
-  const guard = negated ? `not ${variable}` : variable;
-  return { text: raw.trim(), negated, variable, guard, happy: { [variable]: !negated }, init: { [variable]: false } };
-}
+const COND_WORDS = 'only if|only when|only after|only once|if and only if|provided that|providing that|as long as|so long as|on condition that|if|unless|except if|except when';
+const COND_RE = new RegExp(`\\b(${COND_WORDS})\\b`);
+/** in the middle of a clause "when" is a condition too ("release the payment when the buyer
+ * confirms"); at its start it names a step of its own ("when a bug is reported, triage it") */
+const MID_COND_RE = new RegExp(`\\b(${COND_WORDS}|when|whenever|as soon as)\\b`);
+const COND_START_RE = new RegExp(`^(${COND_WORDS})\\s+(.*)$`);
+const ONLY_ROLE_RE = /^only (?:the |a |an )?([a-z]+) (?:may|can|is allowed to|is permitted to|is entitled to|shall|will|should|must|is to)\s+(.*)$/;
+const TIME_NUM = `(\\d+(?:\\.\\d+)?|${NUMBER_WORD_ALT})`;
+const DEADLINE_RE = new RegExp(`\\b(?:within|in less than|inside(?: of)?|no later than|at most|before)\\s+(?:the next\\s+|the first\\s+)?${TIME_NUM}\\s+(${UNIT_ALT})\\b`);
+const WAIT_RE = new RegExp(`\\b(?:after|wait(?:ing)?(?: for)?|following|at least)\\s+${TIME_NUM}\\s+(${UNIT_ALT})\\b|\\b${TIME_NUM}\\s+(${UNIT_ALT})\\s+later\\b`);
 
 function parseDeadline(text: string): { deadline?: Deadline; rest: string } {
   const m = DEADLINE_RE.exec(text);
   if (!m) return { rest: text };
-  const n = /^\d/.test(m[1]) ? Number(m[1]) : NUMBER_WORDS[m[1]];
-  const unitWord = m[2].replace(/s$/, '');
-  const unit = UNIT_SECONDS[unitWord] ?? UNIT_SECONDS[unitWord.replace(/^(business|working) /, '')] ?? 86400;
-  const seconds = Math.round(n * unit);
+  const seconds = Math.round(numberValue(m[1]) * unitSeconds(m[2]));
+  if (!Number.isFinite(seconds)) return { rest: text };
   return { deadline: { text: m[0], seconds }, rest: (text.slice(0, m.index) + ' ' + text.slice(m.index + m[0].length)).trim() };
 }
-
-const WAIT_RE = /\b(?:after|wait(?:ing)?(?: for)?|following|at least)\s+(\d+(?:\.\d+)?|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|twenty|thirty|sixty|ninety)\s+(business days?|working days?|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\b|\b(\d+(?:\.\d+)?|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|thirty|sixty|ninety)\s+(business days?|working days?|seconds?|minutes?|hours?|days?|weeks?|months?|years?)\s+later\b/;
 
 function parseWait(text: string): { wait?: Deadline; rest: string } {
   const m = WAIT_RE.exec(text);
   if (!m) return { rest: text };
-  const numText = m[1] ?? m[3];
-  const unitText = (m[2] ?? m[4]).replace(/s$/, '');
-  const n = /^\d/.test(numText) ? Number(numText) : NUMBER_WORDS[numText];
-  const unit = UNIT_SECONDS[unitText] ?? UNIT_SECONDS[unitText.replace(/^(business|working) /, '')] ?? 86400;
-  return { wait: { text: m[0], seconds: Math.round(n * unit) }, rest: (text.slice(0, m.index) + ' ' + text.slice(m.index + m[0].length)).trim() };
+  const seconds = Math.round(numberValue(m[1] ?? m[3]) * unitSeconds(m[2] ?? m[4]));
+  if (!Number.isFinite(seconds)) return { rest: text };
+  return { wait: { text: m[0], seconds }, rest: (text.slice(0, m.index) + ' ' + text.slice(m.index + m[0].length)).trim() };
 }
 
 /** Splits the query into ordered clauses with their conditions and deadlines. */
-function analyse(query: string, taken: Set<string>): Clause[] {
+function analyse(query: string, reg: VarRegistry): Clause[] {
   const out: Clause[] = [];
   const sentences = query
     .replace(/\s+/g, ' ')
     .replace(/(\d),(\d{3})/g, '$1$2')
+    .replace(/[’]/g, "'")
+    .replace(/\b(can)'t\b/gi, '$1 not').replace(/\bwon't\b/gi, 'will not').replace(/\b(\w+)n't\b/gi, '$1 not')
     .split(/[;!?\n]+|\.(?=\s|$)|\s*(?:->|→|=>)\s*/)
     .map((s) => s.trim())
     .filter(Boolean);
@@ -197,13 +153,13 @@ function analyse(query: string, taken: Set<string>): Clause[] {
     const listed = /^(?:the )?(?:states?|stages?|steps?|phases?) (?:are|is|:)\s*(.*)$/.exec(s) ?? /^(?:states?|stages?|steps?|phases?)\s*:\s*(.*)$/.exec(s);
     if (listed) s = listed[1];
     const pieces = s
-      .split(/\s*,?\s*\b(?:and then|and after that|after that|afterwards|then|next|subsequently|followed by|and finally|finally|lastly|at the end)\b\s*,?\s*|\s*,\s*(?:and\s+)?/)
+      .split(/\s*,?\s*\b(?:and then|and after that|after that|afterwards|then|next|subsequently|followed by|and finally|finally|lastly|at the end)\b\s*,?\s*|\s*,\s*(?:and\s+|but\s+)?/)
       .map((p) => p.trim())
       .filter(Boolean)
       .flatMap(splitAnd);
     const markFinal = /\b(finally|lastly|at the end)\b/.exec(s);
     const finalIdx = markFinal ? pieces.findIndex((p) => s.indexOf(p) > markFinal.index) : -1;
-    let pendingCondition: Condition | undefined;
+    let pendingCondition: ParsedCondition | undefined;
     let pendingDeadline: Deadline | undefined;
     let pendingWait: Deadline | undefined;
     let beforeTarget: Clause | undefined;
@@ -216,51 +172,63 @@ function analyse(query: string, taken: Set<string>): Clause[] {
       if (first) { clause.position = 'first'; text = text.slice(first[0].length); }
       const otherwise = /^(?:otherwise|else|or else|if not)\b\s*,?\s*/.exec(text);
       if (otherwise) { clause.otherwise = true; text = text.slice(otherwise[0].length); }
+      // "only the buyer may release the funds": a guard on who acts
+      let actor: ParsedCondition | undefined;
+      const only = ONLY_ROLE_RE.exec(text);
+      if (only && roleOf(only[1])) { actor = actorCondition(roleOf(only[1])!, reg); text = only[2]; }
+      // conditions before time phrases: a time phrase inside a condition belongs to it
+      // ("refund if not delivered within 7 days" is a timeout, not a deadline on the refund)
+      const condStart = COND_START_RE.exec(text);
+      if (condStart) {
+        const negated = /^(unless|except)/.test(condStart[1]);
+        const thenSplit = /^(.*?)\s+then\s+(.*)$/.exec(condStart[2]);
+        if (!thenSplit) {
+          // "if X" alone: applies to the next clause
+          pendingCondition = combine(pendingCondition, combine(actor, parseCondition(condStart[2], negated, reg)));
+          return;
+        }
+        clause.condition = combine(actor, parseCondition(thenSplit[1], negated, reg));
+        text = thenSplit[2];
+      } else {
+        const mid = MID_COND_RE.exec(text);
+        if (mid && mid.index > 0) {
+          const negated = /^(unless|except)/.test(mid[1]);
+          clause.condition = parseCondition(text.slice(mid.index + mid[0].length), negated, reg);
+          text = text.slice(0, mid.index).trim();
+        }
+        clause.condition = combine(actor, clause.condition);
+      }
+      // time phrases of the action itself
       const dl = parseDeadline(text);
       text = dl.rest;
       if (dl.deadline) clause.deadline = dl.deadline;
       const wt = parseWait(text);
       text = wt.rest;
-      if (wt.wait) {
-        if (!contentWords(text).length) { pendingWait = wt.wait; return; }
-        clause.wait = wt.wait;
+      if (wt.wait) clause.wait = wt.wait;
+      // "close the ticket after 3 days without a reply": what must not have happened meanwhile
+      if (clause.wait || clause.deadline) {
+        const wo = /^(.*?)\s+without\s+(.+)$/.exec(text);
+        if (wo) { clause.condition = combine(clause.condition, parseCondition(`without ${wo[2]}`, false, reg)); text = wo[1]; }
+      }
+      if (!contentWords(text).length && !clause.condition) {
+        // only a time phrase ("within 3 days, ship the goods"): applies to the next clause
+        if (clause.wait) pendingWait = clause.wait;
+        if (clause.deadline) pendingDeadline = clause.deadline;
+        return;
       }
       if (pendingWait && !clause.wait) { clause.wait = pendingWait; pendingWait = undefined; }
       // "before Y" at the start: Y comes after the next clause
       const before = /^before\s+(.*)$/.exec(text);
-      if (before) {
+      if (before && !clause.condition) {
         const target: Clause = { text: before[1], deadline: clause.deadline };
         beforeTarget = target;
         return;
       }
       // "after X" / "once X" / "when X" at the start: X is a step of its own, done first
       const after = /^(?:after|once|when|as soon as|upon|following)\s+(.*)$/.exec(text);
-      if (after && !COND_RE.test(after[1])) {
+      if (after && !clause.condition && !COND_RE.test(after[1])) {
         local.push({ text: after[1] });
         return;
-      }
-      // condition at the start ("if X" / "only when X" / "unless X"): applies to the next clause
-      const condStart = /^(only if|only when|only after|only once|if and only if|provided that|providing that|as long as|so long as|on condition that|if|unless|except if|except when)\s+(.*)$/.exec(text);
-      if (condStart) {
-        // "if X then Y" in one piece
-        const thenSplit = /^(.*?)\s+(?:then|,)\s+(.*)$/.exec(condStart[2]);
-        const negated = /^(unless|except)/.test(condStart[1]);
-        if (thenSplit) {
-          clause.condition = parseCondition(thenSplit[1], negated, taken);
-          clause.text = thenSplit[2];
-          local.push(clause);
-        } else {
-          pendingCondition = parseCondition(condStart[2], negated, taken);
-          pendingDeadline = clause.deadline;
-        }
-        return;
-      }
-      // condition in the middle: "release the funds only when the buyer confirms"
-      const mid = COND_RE.exec(text);
-      if (mid && mid.index > 0) {
-        const negated = /^(unless|except)/.test(mid[1]);
-        clause.condition = parseCondition(text.slice(mid.index + mid[0].length), negated, taken);
-        text = text.slice(0, mid.index).trim();
       }
       // "Y after X" / "X before Y" inside one clause
       const inAfter = /^(.*\S)\s+(?:after|once)\s+(.*)$/.exec(text);
@@ -275,7 +243,7 @@ function analyse(query: string, taken: Set<string>): Clause[] {
         return;
       }
       clause.text = text;
-      if (pendingCondition && !clause.condition) { clause.condition = pendingCondition; pendingCondition = undefined; }
+      if (pendingCondition) { clause.condition = combine(pendingCondition, clause.condition); pendingCondition = undefined; }
       if (pendingDeadline && !clause.deadline) { clause.deadline = pendingDeadline; pendingDeadline = undefined; }
       local.push(clause);
       if (beforeTarget) { local.push(beforeTarget); beforeTarget = undefined; }
@@ -284,7 +252,7 @@ function analyse(query: string, taken: Set<string>): Clause[] {
     if (pendingCondition && local.length) {
       // a trailing condition ("…, if the budget allows") guards the sentence's last step
       const last = local[local.length - 1];
-      if (!last.condition) last.condition = pendingCondition;
+      last.condition = combine(last.condition, pendingCondition);
     }
     out.push(...local);
   }
@@ -299,7 +267,7 @@ function analyse(query: string, taken: Set<string>): Clause[] {
 function splitAnd(piece: string): string[] {
   // only the part before a condition word is split: "pay X and ship Y unless Z" keeps Z with
   // "ship Y", and "only when A and B" keeps "A and B" together
-  const cond = COND_RE.exec(piece);
+  const cond = MID_COND_RE.exec(piece);
   if (cond && cond.index === 0) return [piece];
   const head = cond ? piece.slice(0, cond.index) : piece;
   const tail = cond ? piece.slice(cond.index) : '';
@@ -424,19 +392,35 @@ export function generateDefinition(query: string): GeneratedContract {
   else assumptions.push(`no template shares words with the request; starting from the generic shape of '${seed.id}'`);
 
   const varNames = new Set<string>();
-  const clauses = analyse(query, varNames);
+  const reg = new VarRegistry(varNames);
+  const clauses = analyse(query, reg);
   const steps = clauses.map((c) => ({ clause: c, step: stepOf(c.text) })).filter((x) => x.step.verb || x.step.object.length);
   const negative = (x: { clause: Clause; step: Step }) => !!x.step.verb && NEGATIVE_VERBS.has(x.step.verb);
   const isBranchStep = (x: { clause: Clause; step: Step }) => (!!x.clause.condition || !!x.clause.otherwise) && negative(x);
   const positive = steps.filter((x) => !isBranchStep(x));
+  const qualified = steps.some((x) => x.clause.condition || x.clause.deadline || x.clause.wait) || steps.length > positive.length;
 
   const recognised: GeneratedContract['recognised'] = { steps: [], conditions: [], deadlines: [] };
   const waits = new Map<string, number>();
+  const stepVars = new Map<string, Record<string, VarValue>>();
   const variables: Record<string, VarValue> = {};
   const happyVars: Record<string, VarValue> = {};
+  const avoidVars: Record<string, VarValue> = {};
+  const noteCondition = (c: ParsedCondition, on: string, branch: boolean) => {
+    recognised.conditions.push({ text: c.text, guard: c.guard, on, variable: c.variables[0] ?? '', variables: c.variables, negated: c.negated, roles: c.roles, branch });
+    if (c.window) recognised.deadlines.push({ text: c.window.text, seconds: c.window.seconds, on, kind: c.window.kind });
+  };
+  const describeWindow = (c: ParsedCondition, on: string, from: string) => {
+    if (!c.window) return;
+    const w = c.window;
+    if (w.kind === 'timeout') assumptions.push(`"${c.text}" is judged when "${w.text}" is over: '${on}' may fire only after ${w.seconds} s in '${from}' (elapsed > ${w.seconds})${c.variables.length ? ', and only if the fact still does not hold' : ''}`);
+    else if (w.kind === 'deadline') assumptions.push(`"${w.text}" bounds "${c.text}": '${on}' may fire only while elapsed <= ${w.seconds} s in '${from}'`);
+    else assumptions.push(`"${w.text}" in "${c.text}" is a waiting period: '${on}' may fire once ${w.seconds} s have passed in '${from}'`);
+  };
+  const and2 = (a: string | undefined, b: string) => (a ? `(${a}) and (${b})` : b);
   let definition: ContractDefinition;
 
-  if (positive.length >= 2) {
+  if (positive.length >= 2 || (positive.length >= 1 && qualified)) {
     const stateNames = new Set<string>();
     const seedInfo = happyTerminalNames(seed.definition);
     const initial = uniqueName(seed.definition.initial, stateNames);
@@ -450,81 +434,188 @@ export function generateDefinition(query: string): GeneratedContract {
       return uniqueName(ident([base]) || 'advance', set);
     };
     let expired: string | null = null;
-    let prev = initial;
-    let lastHappy: TransitionDef | null = null;
-    let lastHappyFrom = initial;
-    for (const { clause, step } of steps) {
+    const expiredState = () => (expired ??= uniqueName('expired', stateNames));
+    const names = (step: Step) => {
       const verb = step.verb;
       const participle = verb ? PARTICIPLE.get(verb) ?? verb : null;
       const noun = step.object.length ? step.object : step.subject;
-      const isBranch = isBranchStep({ clause, step });
       const stateBase = participle ? ident([...noun, participle]) : ident([...noun]);
-      const name = uniqueName(stateBase || 'step', stateNames);
       const trBase = verb ? ident([verb, ...step.object.slice(0, 2)]) : ident(['reach', ...noun]);
-      if (isBranch) {
-        // a branch out of the current state into a terminal state
-        const from = clause.otherwise ? lastHappyFrom : prev;
-        states.push({ name, terminal: true });
-        const tr: TransitionDef = { from, to: name, name: tname(from, trBase) };
-        if (clause.condition && !clause.otherwise) {
-          tr.guard = clause.condition.guard;
-          Object.assign(variables, clause.condition.init);
-          recognised.conditions.push({ text: clause.condition.text, guard: tr.guard, on: tr.name, variable: clause.condition.variable, branch: true });
-          assumptions.push(`"${clause.condition.text}" leads to terminal state '${name}' from '${from}' (tried before the happy transition); variable '${clause.condition.variable}' starts ${JSON.stringify(clause.condition.init[clause.condition.variable])}`);
-          // branches are tried before the happy transition out of the same state
-          const at = transitions.findIndex((x) => x.from === from);
-          if (at >= 0) transitions.splice(at, 0, tr);
-          else transitions.push(tr);
-        } else {
-          assumptions.push(`"otherwise …" leads to terminal state '${name}' from '${from}' when the guard of '${lastHappy?.name ?? 'the previous step'}' blocks`);
-          transitions.push(tr);
-        }
-        recognised.steps.push({ state: name, transition: tr.name, from, text: clause.text });
-        continue;
-      }
+      return { stateBase, trBase };
+    };
+    const roleOfStep = (step: Step) => step.subject.map(roleOf).find((r) => !!r);
+
+    // 1. the happy path: the positive steps in order
+    interface Built { idx: number; from: string; tr: TransitionDef; stems: Set<string>; role?: string }
+    const built: Built[] = [];
+    let prev = initial;
+    steps.forEach((x, idx) => {
+      if (isBranchStep(x)) return;
+      const { clause, step } = x;
+      const { stateBase, trBase } = names(step);
+      const name = uniqueName(stateBase || 'step', stateNames);
       states.push({ name });
       const tr: TransitionDef = { from: prev, to: name, name: tname(prev, trBase) };
       const guards: string[] = [];
-      if (clause.condition) {
-        guards.push(clause.condition.guard);
-        Object.assign(variables, clause.condition.init);
-        Object.assign(happyVars, clause.condition.happy);
-        recognised.conditions.push({ text: clause.condition.text, guard: clause.condition.guard, on: tr.name, variable: clause.condition.variable, branch: false });
-        const init = clause.condition.init[clause.condition.variable];
-        assumptions.push(`condition "${clause.condition.text}" guards '${tr.name}' as ${clause.condition.guard}; '${clause.condition.variable}' starts ${JSON.stringify(init)}${clause.condition.negated ? '' : ', so the step waits until you fire with it set'}`);
+      let wait = 0;
+      let deadline: number | null = null;
+      let c = clause.condition;
+      if (!c && clause.otherwise) {
+        // "…; otherwise Y": Y when the facts of the condition before it do not hold
+        const prevCond = steps.slice(0, idx).reverse().find((y) => y.clause.condition)?.clause.condition;
+        c = prevCond ? oppositeFacts(prevCond) : undefined;
+      }
+      if (c) {
+        guards.push(c.guard);
+        Object.assign(variables, c.init);
+        Object.assign(happyVars, c.pass);
+        stepVars.set(`${prev}|${tr.name}`, c.pass);
+        noteCondition(c, tr.name, false);
+        wait = Math.max(wait, c.minWait);
+        if (c.maxTime !== null) deadline = c.maxTime;
+        const starts = c.variables.map((v) => `'${v}' starts ${JSON.stringify(c.init[v])}`).join(', ');
+        assumptions.push(`condition "${c.text}" guards '${tr.name}' as ${c.guard}${starts ? `; ${starts}` : ''}; it passes with ${JSON.stringify(c.pass)}`);
+        describeWindow(c, tr.name, prev);
       }
       if (clause.wait) {
         guards.push(`elapsed >= ${clause.wait.seconds}`);
-        waits.set(`${prev}|${tr.name}`, clause.wait.seconds);
+        wait = Math.max(wait, clause.wait.seconds);
         recognised.deadlines.push({ text: clause.wait.text, seconds: clause.wait.seconds, on: tr.name, kind: 'wait' });
         assumptions.push(`"${clause.wait.text}" is a waiting period: '${tr.name}' may fire once ${clause.wait.seconds} s have passed in '${prev}'`);
+      }
+      if (clause.deadline) {
+        guards.push(`elapsed <= ${clause.deadline.seconds}`);
+        deadline = deadline === null ? clause.deadline.seconds : Math.min(deadline, clause.deadline.seconds);
+        recognised.deadlines.push({ text: clause.deadline.text, seconds: clause.deadline.seconds, on: tr.name, kind: 'deadline' });
+      }
+      if (wait > 0) waits.set(`${prev}|${tr.name}`, wait);
+      if (guards.length) tr.guard = guards.length === 1 ? guards[0] : guards.map((g) => `(${g})`).join(' and ');
+      transitions.push(tr);
+      if (deadline !== null) {
+        const to = expiredState();
+        const secs = Math.floor(deadline);
+        transitions.push({ from: prev, to, name: tname(prev, 'miss_deadline'), guard: `elapsed > ${secs}` });
+        assumptions.push(`the deadline of '${tr.name}' is measured from entering '${prev}' (elapsed seconds in that state); past ${secs} s '${tr.name}' blocks and 'miss_deadline' moves to terminal '${to}'`);
+      }
+      const role = roleOfStep(step);
+      recognised.steps.push({ state: name, transition: tr.name, from: prev, text: clause.text, ...(role ? { role } : {}) });
+      built.push({ idx, from: prev, tr, stems: new Set(stemsOf([...(step.verb ? [step.verb] : []), ...step.object, ...step.subject])), role });
+      prev = name;
+    });
+    let terminalHappy = prev;
+
+    // 2. branches: conditions whose action ends the contract ("refund if …", "cancel unless …")
+    steps.forEach((x, idx) => {
+      if (!isBranchStep(x)) return;
+      const { clause, step } = x;
+      const before = built.filter((b) => b.idx < idx);
+      const after = built.filter((b) => b.idx > idx);
+      let c = clause.condition;
+      let from: string;
+      let why: string;
+      if (clause.otherwise || !c) {
+        from = before.at(-1)?.from ?? initial;
+        why = `when the guard of '${before.at(-1)?.tr.name ?? 'the previous step'}' blocks`;
+      } else {
+        // a timeout on a step of the flow ("cancel the order if the seller does not ship within 5
+        // days" with a step "the seller ships the goods"): still being in that step's state after
+        // the window is the failure itself, so the branch needs no variable, and the window closes
+        // for the step too
+        const atom = c.window?.kind === 'timeout' && c.atoms.length === 1 && c.atoms[0].negated ? c.atoms[0] : null;
+        // the step names the fact's action ("not delivered" and "the buyer confirms delivery"),
+        // and no other party than the fact's
+        const refers = atom && atom.actions.length ? [...before].reverse().concat(after).find((b) => atom.actions.every((s) => b.stems.has(s))
+          && (!atom.roles.length || !b.role || atom.roles.includes(b.role))) : undefined;
+        const shared = built.find((b) => c!.variables.some((v) => new RegExp(`\\b${v}\\b`).test(b.tr.guard ?? '')));
+        if (refers && atom) {
+          from = refers.from;
+          c = withoutVariables(c, new Set([atom.variable]));
+          if (c.variables.includes(atom.variable)) c = { ...c, guard: `elapsed > ${c.window!.seconds}`, tree: { k: 'time', op: '>', s: c.window!.seconds }, variables: [], init: {}, pass: {}, fail: {} };
+          refers.tr.guard = and2(refers.tr.guard, `elapsed <= ${c.window!.seconds}`);
+          why = `"${c.text}" is about step '${refers.tr.name}': still being in '${from}' after ${c.window!.seconds} s is the failure, and '${refers.tr.name}' may fire only within the window`;
+        } else if (shared) {
+          from = shared.from;
+          why = `it reads the fact that guards '${shared.tr.name}'`;
+        } else if (after.length) {
+          from = after[0].from;
+          why = `tried before '${after[0].tr.name}'`;
+        } else if (atom && before.length) {
+          // "send the invoice, then suspend the account unless the customer pays within 30 days":
+          // the fact is what the last step waits for; it becomes the step that completes the
+          // contract, and the branch its timeout
+          const words = atom.variable.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+          const fact = stepOf(words);
+          const { stateBase, trBase } = names(fact.verb ? fact : { ...fact, object: words.split(' ') });
+          const name = uniqueName(stateBase || 'completed', stateNames);
+          states.push({ name });
+          const tr: TransitionDef = { from: terminalHappy, to: name, name: tname(terminalHappy, trBase || 'complete'), guard: atom.variable };
+          transitions.push(tr);
+          variables[atom.variable] = false;
+          happyVars[atom.variable] = true;
+          stepVars.set(`${terminalHappy}|${tr.name}`, { [atom.variable]: true });
+          recognised.steps.push({ state: name, transition: tr.name, from: terminalHappy, text: words });
+          assumptions.push(`"${c.text}" waits for a fact after the last step: added step '${tr.name}' from '${terminalHappy}' to '${name}', guarded by ${atom.variable}`);
+          from = terminalHappy;
+          why = `the timeout of '${tr.name}'`;
+          built.push({ idx: Infinity, from, tr, stems: new Set(atom.stems) });
+          terminalHappy = name;
+        } else {
+          from = before.at(-1)?.from ?? initial;
+          why = `an alternative to '${before.at(-1)?.tr.name ?? 'the first step'}'`;
+        }
+      }
+      const { stateBase, trBase } = names(step);
+      const name = uniqueName(stateBase || 'step', stateNames);
+      states.push({ name, terminal: true });
+      const tr: TransitionDef = { from, to: name, name: tname(from, trBase) };
+      const guards: string[] = [];
+      if (c && !clause.otherwise) {
+        guards.push(c.guard);
+        Object.assign(variables, c.init);
+        for (const [k, v] of Object.entries(c.fail)) if (!Object.hasOwn(avoidVars, k)) avoidVars[k] = v;
+        noteCondition(c, tr.name, true);
+        describeWindow(c, tr.name, from);
+      }
+      if (clause.wait) {
+        guards.push(`elapsed >= ${clause.wait.seconds}`);
+        recognised.deadlines.push({ text: clause.wait.text, seconds: clause.wait.seconds, on: tr.name, kind: 'wait' });
       }
       if (clause.deadline) {
         guards.push(`elapsed <= ${clause.deadline.seconds}`);
         recognised.deadlines.push({ text: clause.deadline.text, seconds: clause.deadline.seconds, on: tr.name, kind: 'deadline' });
       }
       if (guards.length) tr.guard = guards.length === 1 ? guards[0] : guards.map((g) => `(${g})`).join(' and ');
-      transitions.push(tr);
-      if (clause.deadline) {
-        if (!expired) { expired = uniqueName('expired', stateNames); }
-        transitions.push({ from: prev, to: expired, name: tname(prev, 'miss_deadline'), guard: `elapsed > ${clause.deadline.seconds}` });
-        assumptions.push(`deadline "${clause.deadline.text}" is measured from entering '${prev}' (elapsed seconds in that state); past it '${tr.name}' blocks and 'miss_deadline' moves to terminal '${expired}'`);
+      if (clause.otherwise || !tr.guard) {
+        transitions.push(tr);
+        assumptions.push(`"otherwise …" leads to terminal state '${name}' from '${from}' ${why}`);
+      } else {
+        // tried before the other transitions out of the same state
+        const at = transitions.findIndex((t) => t.from === from);
+        if (at >= 0) transitions.splice(at, 0, tr);
+        else transitions.push(tr);
+        assumptions.push(`"${clause.text}" is a branch from '${from}' to terminal '${name}' (${why}), tried before the other transitions out of '${from}', guarded by ${tr.guard}`);
       }
-      recognised.steps.push({ state: name, transition: tr.name, from: prev, text: clause.text });
-      lastHappy = tr;
-      lastHappyFrom = prev;
-      prev = name;
-    }
+      const role = roleOfStep(step);
+      recognised.steps.push({ state: name, transition: tr.name, from, text: clause.text, ...(role ? { role } : {}) });
+    });
     if (expired) states.push({ name: expired, terminal: true });
-    states.find((s) => s.name === prev)!.terminal = true;
-    assumptions.push(`the last step '${prev}' is the terminal state of the happy path`);
+    states.find((s) => s.name === terminalHappy)!.terminal = true;
+    assumptions.push(`the last step '${terminalHappy}' is the terminal state of the happy path`);
     // a cancel exit borrowed from the template's failure states
     const failure = seedInfo.failures.find((f) => /cancel|withdraw|abandon|reject|declin|terminat|void/.test(f)) ?? seedInfo.failures[0];
     if (failure) {
       const exitName = uniqueName(failure, stateNames);
       states.push({ name: exitName, terminal: true });
-      transitions.push({ from: initial, to: exitName, name: tname(initial, 'cancel') });
-      assumptions.push(`added an exit 'cancel' from '${initial}' to terminal '${exitName}' (as in '${seed.id}'); it fires only when named`);
+      const cancel: TransitionDef = { from: initial, to: exitName, name: tname(initial, 'cancel') };
+      if (transitions.some((t) => t.from === initial && t.guard)) {
+        // an unguarded exit after a guarded step would be the fallback of every blocked fire
+        const flag = reg.bool(['cancel', 'requested'], new Set()).name;
+        variables[flag] = false;
+        avoidVars[flag] ??= false;
+        cancel.guard = flag;
+        assumptions.push(`added an exit 'cancel' from '${initial}' to terminal '${exitName}' (as in '${seed.id}'); it is guarded by '${flag}' (false at deploy) so that a fire whose step guard blocks never falls through to it`);
+      } else assumptions.push(`added an exit 'cancel' from '${initial}' to terminal '${exitName}' (as in '${seed.id}'); it fires only when named`);
+      transitions.push(cancel);
     }
     definition = {
       version: '1.0.0',
@@ -561,51 +652,65 @@ export function generateDefinition(query: string): GeneratedContract {
     };
     Object.assign(variables, base.variables ?? {});
     const stateNames = new Set(base.states.map((x) => x.name));
+    const addExpiry = (t: TransitionDef, seconds: number, text: string) => {
+      let expired = base.states.find((s) => s.name === 'expired');
+      if (!expired) { expired = { name: 'expired', terminal: true }; base.states.push(expired); }
+      const at = base.transitions.indexOf(t);
+      const names = new Set(base.transitions.filter((x) => x.from === t.from).map((x) => x.name));
+      let n = 'miss_deadline';
+      for (let k = 2; names.has(n); k++) n = `miss_deadline_${k}`;
+      base.transitions.splice(at + 1, 0, { from: t.from, to: 'expired', name: n, guard: `elapsed > ${Math.floor(seconds)}` });
+      assumptions.push(`deadline "${text}" applies to '${t.name}', measured from entering '${t.from}'`);
+    };
     for (const c of clauses) {
       const st = stepOf(c.text);
-      if (c.condition && st.verb && NEGATIVE_VERBS.has(st.verb)) {
+      const cond = c.condition;
+      if (cond && st.verb && NEGATIVE_VERBS.has(st.verb)) {
         // "if X, reject Y": a branch to a failure state, tried before the happy transition
-        const t = targetFor(`${c.condition.text} ${c.text}`);
+        const t = targetFor(`${cond.text} ${c.text}`);
         const participle = PARTICIPLE.get(st.verb) ?? st.verb;
         const existing = base.states.find((x) => x.terminal && x.name.startsWith(participle.slice(0, 5)));
         const to = existing?.name ?? uniqueName(ident([...st.object, participle]) || participle, stateNames);
         if (!existing) base.states.push({ name: to, terminal: true });
         const names = new Set(base.transitions.filter((x) => x.from === t.from).map((x) => x.name));
         const name = uniqueName(ident([st.verb, ...st.object.slice(0, 2)]) || st.verb, names);
-        base.transitions.splice(base.transitions.indexOf(t), 0, { from: t.from, to, name, guard: c.condition.guard });
-        Object.assign(variables, c.condition.init);
-        recognised.conditions.push({ text: c.condition.text, guard: c.condition.guard, on: name, variable: c.condition.variable, branch: true });
-        assumptions.push(`"${c.condition.text}" leads from '${t.from}' to terminal '${to}' (tried before '${t.name}'); '${c.condition.variable}' starts ${JSON.stringify(c.condition.init[c.condition.variable])}`);
+        let guard = cond.guard;
+        if (c.wait) guard = and2(guard, `elapsed >= ${c.wait.seconds}`);
+        if (c.deadline) guard = and2(guard, `elapsed <= ${c.deadline.seconds}`);
+        base.transitions.splice(base.transitions.indexOf(t), 0, { from: t.from, to, name, guard });
+        Object.assign(variables, cond.init);
+        for (const [k, v] of Object.entries(cond.fail)) if (!Object.hasOwn(avoidVars, k)) avoidVars[k] = v;
+        noteCondition(cond, name, true);
+        describeWindow(cond, name, t.from);
+        assumptions.push(`"${cond.text}" leads from '${t.from}' to terminal '${to}' (tried before '${t.name}') as ${guard}`);
         continue;
       }
-      if (c.condition) {
-        const t = targetFor(c.text);
-        t.guard = t.guard ? `(${t.guard}) and (${c.condition.guard})` : c.condition.guard;
-        Object.assign(variables, c.condition.init);
-        Object.assign(happyVars, c.condition.happy);
-        recognised.conditions.push({ text: c.condition.text, guard: c.condition.guard, on: t.name, variable: c.condition.variable, branch: false });
-        assumptions.push(`condition "${c.condition.text}" added to the guard of '${t.name}'`);
+      const t = (cond || c.wait || c.deadline) ? targetFor(c.text) : null;
+      if (!t) continue;
+      let deadline: number | null = null;
+      if (cond) {
+        t.guard = t.guard ? and2(t.guard, cond.guard) : cond.guard;
+        Object.assign(variables, cond.init);
+        Object.assign(happyVars, cond.pass);
+        stepVars.set(`${t.from}|${t.name}`, cond.pass);
+        if (cond.minWait > 0) waits.set(`${t.from}|${t.name}`, Math.max(waits.get(`${t.from}|${t.name}`) ?? 0, cond.minWait));
+        if (cond.maxTime !== null) deadline = cond.maxTime;
+        noteCondition(cond, t.name, false);
+        describeWindow(cond, t.name, t.from);
+        assumptions.push(`condition "${cond.text}" added to the guard of '${t.name}' as ${cond.guard}`);
       }
       if (c.wait) {
-        const t = targetFor(c.text);
-        t.guard = t.guard ? `(${t.guard}) and (elapsed >= ${c.wait.seconds})` : `elapsed >= ${c.wait.seconds}`;
-        waits.set(`${t.from}|${t.name}`, c.wait.seconds);
+        t.guard = t.guard ? and2(t.guard, `elapsed >= ${c.wait.seconds}`) : `elapsed >= ${c.wait.seconds}`;
+        waits.set(`${t.from}|${t.name}`, Math.max(waits.get(`${t.from}|${t.name}`) ?? 0, c.wait.seconds));
         recognised.deadlines.push({ text: c.wait.text, seconds: c.wait.seconds, on: t.name, kind: 'wait' });
         assumptions.push(`"${c.wait.text}" is a waiting period before '${t.name}'`);
       }
       if (c.deadline) {
-        const t = targetFor(c.text);
-        t.guard = t.guard ? `(${t.guard}) and (elapsed <= ${c.deadline.seconds})` : `elapsed <= ${c.deadline.seconds}`;
+        t.guard = t.guard ? and2(t.guard, `elapsed <= ${c.deadline.seconds}`) : `elapsed <= ${c.deadline.seconds}`;
         recognised.deadlines.push({ text: c.deadline.text, seconds: c.deadline.seconds, on: t.name, kind: 'deadline' });
-        let expired = base.states.find((s) => s.name === 'expired');
-        if (!expired) { expired = { name: 'expired', terminal: true }; base.states.push(expired); }
-        const at = base.transitions.indexOf(t);
-        const names = new Set(base.transitions.filter((x) => x.from === t.from).map((x) => x.name));
-        let n = 'miss_deadline';
-        for (let k = 2; names.has(n); k++) n = `miss_deadline_${k}`;
-        base.transitions.splice(at + 1, 0, { from: t.from, to: 'expired', name: n, guard: `elapsed > ${c.deadline.seconds}` });
-        assumptions.push(`deadline "${c.deadline.text}" applies to '${t.name}', measured from entering '${t.from}'`);
+        deadline = deadline === null ? c.deadline.seconds : Math.min(deadline, c.deadline.seconds);
       }
+      if (deadline !== null) addExpiry(t, deadline, c.deadline?.text ?? cond?.window?.text ?? '');
     }
     for (const t of happyTransitions) recognised.steps.push({ state: t.to, transition: t.name, from: t.from, text: '' });
     definition = {
@@ -617,6 +722,8 @@ export function generateDefinition(query: string): GeneratedContract {
       metadata: { generatedFrom: seed.id },
     };
   }
+  // the happy path sets what its steps need and keeps the branches' facts on their blocking side
+  for (const [k, v] of Object.entries(avoidVars)) if (!Object.hasOwn(happyVars, k) && Object.hasOwn(variables, k)) happyVars[k] = v;
 
   // self-check: valid, and the happy path reaches a terminal state with the listed variables
   const { definition: valid, issues } = checkDefinition(definition, { operatorInputs });
@@ -625,43 +732,56 @@ export function generateDefinition(query: string): GeneratedContract {
     assumptions.push(`the draft did not validate (${issues[0]?.path}: ${issues[0]?.message}); returning template '${seed.id}' unchanged`);
     for (const k of Object.keys(happyVars)) delete happyVars[k];
   }
-  let run = simulate(final, happyVars, waits);
+  let run = simulate(final, happyVars, waits, stepVars);
   if (!run.terminal) {
     assumptions.push(`the draft's happy path did not reach a terminal state (${run.blocked ?? 'loop'}); returning template '${seed.id}' unchanged`);
     final = seed.definition;
     for (const k of Object.keys(happyVars)) delete happyVars[k];
-    run = simulate(final, {}, new Map());
+    run = simulate(final, {}, new Map(), new Map());
   }
   return {
     definition: final,
     assumptions,
     basedOn,
     recognised,
-    happyPath: { variables: happyVars, transitions: run.path, terminal: run.state, waitSeconds: run.waits },
+    happyPath: { variables: happyVars, fireVariables: run.fireVariables, transitions: run.path, terminal: run.state, waitSeconds: run.waits },
   };
 }
 
 /** Fires from the initial state until terminal, waiting out a waiting period when a step needs
- * one; the first fire carries the happy variables. */
-function simulate(def: ContractDefinition, vars: Record<string, VarValue>, waits: Map<string, number>) {
+ * one; the first fire carries the happy variables, and a step that needs other values than those
+ * in force (two steps for two different actors) gets its own with its fire. */
+function simulate(def: ContractDefinition, vars: Record<string, VarValue>, waits: Map<string, number>, stepVars: Map<string, Record<string, VarValue>>) {
   let snap = initialSnapshot(def, 0);
   let t = 0;
   const path: string[] = [];
   const waited: number[] = [];
+  const fireVariables: Record<string, VarValue>[] = [];
   for (let step = 0; step < 200; step++) {
-    if (isTerminal(def, snap.state)) return { terminal: true, path, waits: waited, state: snap.state };
-    const variables = step === 0 && Object.keys(vars).length ? vars : undefined;
-    let out = fireOnce(def, snap, { t, phase: 0, svcond: 0, variables, evaluateOperators: operatorEvaluatorAt(t) });
-    let w = 0;
+    if (isTerminal(def, snap.state)) return { terminal: true, path, waits: waited, fireVariables, state: snap.state };
+    let variables: Record<string, VarValue> | undefined = step === 0 && Object.keys(vars).length ? { ...vars } : undefined;
+    const candidates = def.transitions.filter((x) => x.from === snap.state);
+    const w = Math.max(0, ...candidates.map((x) => waits.get(`${x.from}|${x.name}`) ?? 0));
+    const at = (dt: number, v: Record<string, VarValue> | undefined) => fireOnce(def, snap, { t: t + dt, phase: 0, svcond: 0, variables: v, evaluateOperators: operatorEvaluatorAt(t + dt) });
+    let out = at(0, variables);
+    let dt = 0;
+    if (!out.fired && w > 0) { out = at(w, variables); dt = w; }
     if (!out.fired) {
-      w = Math.max(0, ...def.transitions.filter((x) => x.from === snap.state).map((x) => waits.get(`${x.from}|${x.name}`) ?? 0));
-      if (w > 0) out = fireOnce(def, snap, { t: t + w, phase: 0, svcond: 0, variables, evaluateOperators: operatorEvaluatorAt(t + w) });
+      for (const c of candidates) {
+        const own = stepVars.get(`${c.from}|${c.name}`);
+        if (!own) continue;
+        const v = { ...(variables ?? {}), ...own };
+        const wc = waits.get(`${c.from}|${c.name}`) ?? 0;
+        const o = at(wc, v);
+        if (o.fired) { out = o; dt = wc; variables = v; break; }
+      }
     }
-    if (!out.fired) return { terminal: false, path, waits: waited, state: snap.state, blocked: out.reason };
-    t += w;
-    waited.push(w);
+    if (!out.fired) return { terminal: false, path, waits: waited, fireVariables, state: snap.state, blocked: out.reason };
+    t += dt;
+    waited.push(dt);
+    fireVariables.push(variables ?? {});
     path.push(out.transition.name);
     snap = out.next;
   }
-  return { terminal: false, path, waits: waited, state: snap.state, blocked: 'no terminal state within 200 fires' };
+  return { terminal: false, path, waits: waited, fireVariables, state: snap.state, blocked: 'no terminal state within 200 fires' };
 }

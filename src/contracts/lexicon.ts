@@ -1,7 +1,8 @@
 // Word lists for the plain-English generator (generate.ts): workflow verbs with their past
 // participles (the participle names the state a step reaches: "ship" → "shipped"), the nouns
 // that name those steps ("delivery" → "deliver"), negative verbs (steps that end a workflow
-// unsuccessfully) and stop words. Data only.
+// unsuccessfully), and the word classes of conditions (conditions.ts): number words, time units,
+// roles (parties), comparison phrases, currency words. Data and small lookups only.
 
 /** base → past participle, for verbs whose participle is not base + "ed" by the usual rules. */
 const IRREGULAR: Record<string, string> = {
@@ -55,6 +56,7 @@ deduct withhold debit inform advise warn flag forfeit waive sanction fine penali
 write read draw find meet teach tell think win see bring keep lend spend undergo choose hold set put shut
 sequence extract purify centrifuge incubate culture stain image count sort route
 deliver distribute sell buy rent lease let move relocate evict vacate occupy commission decommission
+trigger reorder promote alert
 `;
 
 /** Verbs that end a workflow unsuccessfully when they are the action of a condition. */
@@ -153,3 +155,62 @@ export function verbBase(word: string): string | undefined {
   }
   return tries.find((t) => PARTICIPLE.has(t));
 }
+
+// ------------------------------------------------------------------------------------------
+// Word classes of conditions (conditions.ts): numbers, roles, comparisons, negations.
+
+Object.assign(NUMBER_WORDS, {
+  zero: 0, thirteen: 13, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19, forty: 40, fifty: 50,
+  seventy: 70, eighty: 80, hundred: 100, 'a hundred': 100, 'one hundred': 100, thousand: 1000, 'a thousand': 1000,
+  'a dozen': 12, dozen: 12, 'a couple of': 2, couple: 2, 'forty-five': 45, 'twenty-four': 24, 'forty-eight': 48,
+});
+
+/** Alternation of the number words, longest first ("a hundred" before "a"). */
+export const NUMBER_WORD_ALT = Object.keys(NUMBER_WORDS).sort((a, b) => b.length - a.length).map((w) => w.replace(/[-\s]/g, '[-\\s]')).join('|');
+
+/** Time units as written (singular or plural, abbreviations). */
+export const UNIT_ALT = '(?:business|working) days?|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?';
+
+/** Seconds in one unit as written ("days", "business day", "hrs"). */
+export function unitSeconds(unit: string): number {
+  const u = unit.toLowerCase().replace(/s$/, '');
+  return UNIT_SECONDS[u] ?? UNIT_SECONDS[u.replace(/^(business|working) /, '')] ?? 86400;
+}
+
+/** A number written in digits or words ("7", "1,500", "seven", "a hundred"); NaN otherwise. */
+export function numberValue(text: string): number {
+  const t = text.toLowerCase().trim().replace(/\s+/g, ' ');
+  if (/^-?\d[\d,]*(?:\.\d+)?$/.test(t)) return Number(t.replace(/,/g, ''));
+  const w = NUMBER_WORDS[t] ?? NUMBER_WORDS[t.replace(/-/g, ' ')];
+  return w ?? NaN;
+}
+
+/** Parties a clause names ("the buyer confirms"): a role keeps its own facts apart from another
+ * role's ("the buyer approves" and "the seller approves" are two variables), and "only the buyer
+ * may …" becomes a guard on who acts. Singular forms; plurals are matched through the stemmer. */
+export const ROLES = new Set(`
+buyer seller purchaser vendor supplier customer client contractor subcontractor landlord tenant lessor lessee
+licensor licensee lender borrower debtor creditor employer employee worker freelancer consultant owner agent broker
+insurer insured policyholder claimant adjuster inspector auditor reviewer approver manager supervisor director
+editor author publisher carrier shipper courier consignee consignor recipient sender beneficiary trustee guarantor
+investor founder shareholder partner party sponsor donor patient doctor physician nurse student teacher tutor
+applicant candidate recruiter subscriber provider user administrator admin developer tester maintainer arbitrator
+arbiter mediator notary committee board regulator bank merchant seller payer payee homeowner builder architect
+engineer surveyor auctioneer bidder winner organiser organizer attendee participant member volunteer researcher
+principal investigator funder grantee university hospital lab laboratory pharmacy insurer operator driver pilot
+passenger guest host traveller traveler`.split(/\s+/).filter(Boolean));
+
+/** Comparison phrases → operator, longest phrases first. A "not"/"no" just before a phrase
+ * inverts it ("no more than" → <=, "does not exceed" → <=, "no fewer than" → >=). */
+export const COMPARISONS: [string, '>' | '>=' | '<' | '<=' | '=='][] = ([
+  ['greater than or equal to', '>='], ['more than or equal to', '>='], ['less than or equal to', '<='],
+  ['at least', '>='], ['a minimum of', '>='], ['minimum of', '>='], ['not below', '>='],
+  ['at most', '<='], ['a maximum of', '<='], ['maximum of', '<='], ['up to', '<='], ['not above', '<='],
+  ['more than', '>'], ['greater than', '>'], ['higher than', '>'], ['larger than', '>'], ['bigger than', '>'],
+  ['in excess of', '>'], ['exceeds', '>'], ['exceeded', '>'], ['exceeding', '>'], ['exceed', '>'], ['over', '>'], ['above', '>'],
+  ['less than', '<'], ['fewer than', '<'], ['lower than', '<'], ['smaller than', '<'], ['under', '<'], ['below', '<'], ['beneath', '<'],
+  ['equal to', '=='], ['equals', '=='], ['exactly', '=='],
+] as [string, '>' | '>=' | '<' | '<=' | '=='][]).sort((a, b) => b[0].length - a[0].length);
+
+/** Currency words that may follow an amount and do not name the variable. */
+export const CURRENCY_WORDS = new Set(['dollars', 'dollar', 'euros', 'euro', 'pounds', 'pound', 'usd', 'eur', 'gbp', 'chf', 'yen', 'francs', 'cents']);

@@ -243,6 +243,9 @@ export async function fireContract(app: App, who: Signer, id: string, req: FireR
         transition: { name: outcome.transition.name, from: outcome.from, to: outcome.to, index: outcome.index },
         guard: outcome.transition.guard ? { expression: outcome.transition.guard, values: outcome.values } : null,
         ...(Object.keys(outcome.operatorOutputs).length ? { operatorOutputs: outcome.operatorOutputs } : {}),
+        // the transitions available next are part of the sealed body, so the answer is the receipt
+        // exactly as logged (its digest covers every field)
+        next: terminal ? [] : available(def, next.state),
       },
       folder: req.folder ?? CONTRACT_FOLDER,
       cost: FIRE_COST,
@@ -258,7 +261,7 @@ export async function fireContract(app: App, who: Signer, id: string, req: FireR
        SELECT id, $4, $7, $8, $2, $9, $10, $6, $5 FROM moved`,
       [row.id, next.state, terminal, next.fireCount, JSON.stringify(next.variables), t, outcome.transition.name, outcome.from, sealed.receipt.id, sealed.receipt.chain.seq]);
     committed = sealed;
-    return { ...sealed, next: terminal ? [] : available(def, next.state) };
+    return sealed;
   });
   if (committed) app.sealer.announce(who.zid, committed);
   return out;

@@ -246,6 +246,14 @@ function registerOperation(fastify: FastifyInstance, app: App, op: Operation): v
         raw = op.ignoreQuery ? { ...params } : { ...coerceQuery((req.query ?? {}) as Record<string, unknown>, schema), ...params };
       } else {
         const body = req.body;
+        // an operation that reads its body as text (the witness's add-checkpoint) gets it as `body`
+        if (op.textBody) {
+          if (typeof body !== 'string') throw new SvcError('UNSUPPORTED_MEDIA_TYPE', 'send the body as text/plain');
+          raw = { body, ...params };
+          const out = await invoke(app, op, raw, requestBase(req, reply, caller, bearer));
+          if (isRaw(out)) { if (out.headers) reply.headers(out.headers); return reply.code(out.status ?? 200).send(out.body); }
+          return reply.type('application/json; charset=utf-8').send(out);
+        }
         // no body at all is an empty object; a body that is JSON but not an object (null, an
         // array, a string, a number) is refused
         if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {

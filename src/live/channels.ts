@@ -450,17 +450,20 @@ export class LiveHub {
   }
 }
 
-const hubs = new WeakMap<App, LiveHub>();
+declare module '../ops/types.ts' {
+  interface AppParts {
+    /** live compute of this app: its channels and their fan-out (created on first use) */
+    liveHub?: LiveHub;
+  }
+}
 
 /** Stops live compute of an app (idempotent): for a preClose hook of the HTTP server. */
 export function shutdownLive(app: App): Promise<void> {
-  return hubs.get(app)?.shutdown() ?? Promise.resolve();
+  return app.parts.liveHub?.shutdown() ?? Promise.resolve();
 }
 
 export function hubFor(app: App): LiveHub {
-  let h = hubs.get(app);
-  if (!h) { h = new LiveHub(app); hubs.set(app, h); }
-  return h;
+  return (app.parts.liveHub ??= new LiveHub(app));
 }
 
 /** Marks an 'open' channel whose node stopped ticking long ago as failed, with a final event. */

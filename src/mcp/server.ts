@@ -23,7 +23,7 @@ interface Session {
 
 const SESSION_IDLE_MS = 30 * 60 * 1000;
 /** a tools/call may carry a user's file (an 8 MiB CNF or MATPOWER case) plus its JSON escaping */
-const MCP_BODY_LIMIT = 10 * 1024 * 1024;
+const MCP_BODY_LIMIT = 12 * 1024 * 1024;
 /** tools/call with its params unparsed (see buildServer) */
 const TOOLS_CALL = z.object({ method: z.literal('tools/call'), params: z.unknown() });
 const MAX_SESSIONS = 1000;

@@ -43,7 +43,12 @@ declare module 'fastify' {
 const MIGRATIONS_DIR = new URL('../store/migrations/', import.meta.url);
 const READY_TIMEOUT_MS = 2000;
 
-const draining = new WeakSet<App>();
+declare module '../ops/types.ts' {
+  interface AppParts {
+    /** set when the node starts shutting down: readyz answers 503 and replies close their connection */
+    draining?: boolean;
+  }
+}
 
 /** Migrations this build ships (file names), to compare with schema_migrations. */
 function shippedMigrations(): string[] {
@@ -57,7 +62,7 @@ export interface Readiness {
 
 /** Store reachable (a query answers within 2 s) and every shipped migration applied; not draining. */
 export async function readiness(app: App): Promise<Readiness> {
-  const checks: Readiness['checks'] = { store: 'ok', migrations: 'ok', draining: draining.has(app) };
+  const checks: Readiness['checks'] = { store: 'ok', migrations: 'ok', draining: !!app.parts.draining };
   let timer: NodeJS.Timeout | undefined;
   try {
     const applied = await Promise.race([
@@ -112,7 +117,7 @@ export async function registerObservability(fastify: FastifyInstance, app: App):
       if (sockets.has(socket)) {
         const busy = sockets.get(socket)! - 1;
         sockets.set(socket, busy);
-        if (busy === 0 && draining.has(app)) socket.end();
+        if (busy === 0 && app.parts.draining) socket.end();
       }
       const operation = operationOf(req);
       const status = reply.raw.writableEnded ? reply.raw.statusCode : 499;
@@ -126,7 +131,7 @@ export async function registerObservability(fastify: FastifyInstance, app: App):
   });
 
   fastify.addHook('onSend', async (req, reply, payload) => {
-    if (draining.has(app)) reply.header('connection', 'close');
+    if (app.parts.draining) reply.header('connection', 'close');
     const code = req.svcErrorCode;
     if (code) {
       m.errors.inc({ code });
@@ -141,7 +146,7 @@ export async function registerObservability(fastify: FastifyInstance, app: App):
     // keep-alive connection would hold the close for the whole keep-alive timeout: the idle ones
     // end now, the busy ones as soon as their last request is answered (see onRequest), and
     // replies sent while draining say `Connection: close`.
-    draining.add(app);
+    app.parts.draining = true;
     for (const [socket, busy] of sockets) if (busy === 0) socket.end();
   });
 
@@ -165,5 +170,5 @@ export async function registerObservability(fastify: FastifyInstance, app: App):
 /** Marks an app as draining (readyz answers 503) without closing anything; used by shutdown paths
  * that do not go through Fastify's close. */
 export function markDraining(app: App): void {
-  draining.add(app);
+  app.parts.draining = true;
 }

@@ -4,6 +4,8 @@ import { defineOp, type Operation } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { revokeMachineKeys } from '../services/identity.ts';
 import { checkZid } from './machines.ts';
+import { rotateKey, rotateSigningKey, KEYS_ROTATED_CHANNEL } from '../services/keys.ts';
+import { ed25519Raw, SIG_ED25519, vkeyOf } from '../core/tlog.ts';
 
 export const operations: Operation[] = [
   defineOp({
@@ -42,6 +44,33 @@ export const operations: Operation[] = [
       });
       ctx.app.keyCache.invalidateZid(input.zid);
       return { ok: true, zid: input.zid, revoked: n };
+    },
+  }),
+  defineOp({
+    id: 'admin.keys.rotate',
+    method: 'POST',
+    path: '/api/admin/keys/rotate',
+    access: 'admin',
+    tag: 'admin',
+    summary: "Rotate the deployment's keys (admin): the Ed25519 signing key (sig), the log's note key (log), the ECDSA P-256 attestation key (attest), or all. Retired keys stay in the JWKS marked retired, so receipts, checkpoints and attestations signed before still verify; every node on the database switches.",
+    input: z.strictObject({ purpose: z.enum(['sig', 'log', 'attest', 'all']).default('all') }),
+    async handler(input, ctx) {
+      const app = ctx.app;
+      const secret = app.config.sealSecret;
+      const which = input.purpose === 'all' ? ['sig', 'log', 'attest'] as const : [input.purpose] as const;
+      const rotated = await app.db.tx(async (q) => {
+        const out: { purpose: string; retired: string | null; current: string }[] = [];
+        for (const p of which) {
+          if (p === 'sig') { const r = await rotateSigningKey(q, secret); out.push({ purpose: p, retired: r.retired, current: r.current.kid }); continue; }
+          const extra = p === 'log' ? (pub: import('node:crypto').KeyObject) => ({ vkey: vkeyOf(app.logOrigin, SIG_ED25519, ed25519Raw(pub)) }) : undefined;
+          const r = await rotateKey(q, secret, p, extra);
+          out.push({ purpose: p, retired: r.retired, current: r.current.kid });
+        }
+        await q.query('SELECT pg_notify($1, $2)', [KEYS_ROTATED_CHANNEL, which.join(',')]);
+        return out;
+      });
+      await app.reloadKeys();
+      return { ok: true, rotated, vkey: app.logKey.publicJwk.vkey };
     },
   }),
 ];

@@ -1,6 +1,6 @@
 // Folders of filed receipts: every sealed call may name a folder.
 import { z } from 'zod';
-import { defineOp, type Operation } from './types.ts';
+import { type RawReply, defineOp, type Operation } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { assertMachineCaller } from '../services/identity.ts';
 import { okWith, SealedReceipt } from './outputs.ts';
@@ -68,6 +68,26 @@ export const operations: Operation[] = [
       const rows = await ctx.app.db.query<any>('SELECT body FROM receipts WHERE id = $1 AND zid = $2', [input.id, zid]);
       if (!rows.length) throw new SvcError('NOT_FOUND', 'receipt not found');
       return JSON.parse(rows[0].body);
+    },
+  }),
+  defineOp({
+    id: 'receipts.drat',
+    method: 'GET',
+    path: '/api/receipts/:id/drat',
+    access: 'user',
+    scope: 'machine:read',
+    tag: 'folders',
+    produces: ['text/plain'],
+    summary: 'The DRAT proof of an UNSAT svc_sat receipt, as text (the receipt seals its SHA-256 and size: result.proof).',
+    description: 'Check it with any DRAT checker (drat-trim cnf.txt proof.drat) against the CNF you sent. 404 when the receipt has no proof (a satisfiable answer carries its model instead).',
+    input: z.strictObject({ id: z.string().regex(/^rcpt_[0-9A-Z]{26}$/, 'a receipt id is rcpt_ followed by 26 characters') }),
+    async handler(input, ctx): Promise<RawReply> {
+      const { zid } = assertMachineCaller(ctx.caller);
+      const rows = await ctx.app.db.query<{ body: string; sha256: string }>(
+        `SELECT a.body, a.sha256 FROM receipt_attachments a JOIN receipts r ON r.id = a.receipt_id
+          WHERE a.receipt_id = $1 AND r.zid = $2 AND a.name = 'drat'`, [input.id, zid]);
+      if (!rows.length) throw new SvcError('NOT_FOUND', 'no DRAT proof for this receipt (not yours, not a sat receipt, or not UNSAT)');
+      return { raw: true, status: 200, headers: { 'content-type': 'text/plain; charset=utf-8', etag: `"${rows[0].sha256}"`, 'cache-control': 'private, max-age=31536000, immutable' }, body: rows[0].body };
     },
   }),
 ];

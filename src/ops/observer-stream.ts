@@ -93,9 +93,14 @@ class ObserverHub {
   }
 
   private onNotify(payload: string): void {
-    const m = notifyPayload(payload);
-    if (!m || typeof m.z !== 'string' || !Number.isInteger(m.s) || !this.subs.size) return;
-    this.delivery = this.delivery.then(() => this.deliver(m)).catch(() => { /* a failed look-up drops one global event */ });
+    if (!this.subs.size) return;
+    // one entry (an object), or every entry one statement inserted (an array: migration 710)
+    let list: unknown[] = [];
+    if (payload.startsWith('[')) { try { const a = JSON.parse(payload); if (Array.isArray(a)) list = a; } catch { /* not ours */ } } else list = [notifyPayload(payload)];
+    for (const m of list as (Record<string, any> | null)[]) {
+      if (!m || typeof m !== 'object' || typeof m.z !== 'string' || !Number.isInteger(m.s)) continue;
+      this.delivery = this.delivery.then(() => this.deliver(m)).catch(() => { /* a failed look-up drops one global event */ });
+    }
   }
 
   private async deliver(m: Record<string, any>): Promise<void> {
@@ -145,17 +150,20 @@ function entryView(r: any): ChainEntryView {
   return { seq: Number(r.seq), zid: r.zid, kind: r.kind, ref: r.ref, at: r.at, payloadHash: r.payload_hash, prevHash: r.prev_hash, hash: r.hash };
 }
 
-const hubs = new WeakMap<App, ObserverHub>();
+declare module './types.ts' {
+  interface AppParts {
+    /** the observer feed's subscribers and LISTEN (created on first use) */
+    observerHub?: ObserverHub;
+  }
+}
 
 function hubOf(app: App): ObserverHub {
-  let h = hubs.get(app);
-  if (!h) { h = new ObserverHub(app); hubs.set(app, h); }
-  return h;
+  return (app.parts.observerHub ??= new ObserverHub(app));
 }
 
 /** Number of observer streams this node serves now. */
 export function observerSubscribers(app: App): number {
-  return hubs.get(app)?.subs.size ?? 0;
+  return app.parts.observerHub?.subs.size ?? 0;
 }
 
 export const operations: Operation[] = [

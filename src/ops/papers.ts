@@ -34,15 +34,19 @@ const paperRecord = z.object({
   sources: z.array(z.string()).describe('the sources that had it'),
 }).meta({ id: 'PaperRecord', description: 'One work, merged across the sources that had it.' });
 
-const perApp = new WeakMap<App, { cfg: PapersConfig; http: HttpClient }>();
+declare module './types.ts' {
+  interface AppParts {
+    /** the literature sources' configuration and their rate-limited HTTP client (created on first use) */
+    papers?: { cfg: PapersConfig; http: HttpClient };
+  }
+}
 
 function depsFor(ctx: OpContext): PapersDeps {
   const app = ctx.app;
-  let d = perApp.get(app);
+  let d = app.parts.papers;
   if (!d) {
     const cfg = papersConfigFrom(app.config, app.version);
-    d = { cfg, http: makeHttpClient(cfg, { cache: storeCache(app.db, app.clock) }) };
-    perApp.set(app, d);
+    d = app.parts.papers = { cfg, http: makeHttpClient(cfg, { cache: storeCache(app.db, app.clock) }) };
   }
   return { cfg: d.cfg, http: d.http, now: () => app.clock.now(), signal: ctx.signal };
 }

@@ -5,7 +5,7 @@
 // value and unit are signed).
 import { z } from 'zod';
 import type { App, Operation, OpContext } from './types.ts';
-import type { SolverOutput } from '../solvers/types.ts';
+import type { SolverOutput, SolverRun } from '../solvers/types.ts';
 import { SvcError } from '../core/errors.ts';
 import { canonicalJson } from '../core/canonical.ts';
 import { sha256Hex } from '../core/ids.ts';
@@ -180,14 +180,44 @@ function buildSolverJob(ls: LoadedSolver, p: PreparedSolverInput, output: Solver
   if (output.stability) body.stability = output.stability;
   if (output.clamped && Object.keys(output.clamped).length) body.clamped = output.clamped;
   body.seed = p.seed;
-  body.input = p.own;
+  body.input = sealedInput(p.own);
   if (p.consts) body.consts = p.consts;
   if (p.query) body.query = p.query;
   if (p.acceptOutOfBound) body.acceptOutOfBound = true;
-  return { solver: d.name, domain: d.domain, method: output.method ?? d.method, operators: chain, version: 2, value: output.value, unit: d.unit, body };
+  return {
+    solver: d.name, domain: d.domain, method: output.method ?? d.method, operators: chain, version: 2, value: output.value, unit: d.unit, body,
+    ...(output.attachments && Object.keys(output.attachments).length ? { attachments: output.attachments } : {}),
+  };
+}
+
+/** Inputs larger than this (a CNF, a case file, a configuration, a long series) are sealed by
+ * their digest, not repeated in the receipt: `{sha256, bytes}` of the text (or of the RFC 8785
+ * JSON of an array or object). Whoever holds the file can check it against the receipt. */
+export const SEALED_INPUT_INLINE_BYTES = 64 * 1024;
+
+function sealedInput(own: Record<string, any>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(own)) {
+    const text = typeof v === 'string' ? v : v !== null && typeof v === 'object' ? canonicalJson(v) : null;
+    if (text !== null && text.length > SEALED_INPUT_INLINE_BYTES) {
+      out[k] = { sha256: sha256Hex(text), bytes: Buffer.byteLength(text), sealedBy: typeof v === 'string' ? 'sha256 of the text' : 'sha256 of the RFC 8785 JSON' };
+    } else out[k] = v;
+  }
+  return out;
 }
 
 const fmtPct = (x: number) => `${Number.isFinite(x) ? Number(x.toPrecision(3)) : x} %`;
+
+/** Closed-form solvers evaluated on the event loop: their work takes microseconds, less than a
+ * worker round trip (issue 20, the seal path; svc_shift, svc_verify and svc_compute already run
+ * there). Everything else runs in the worker pool. */
+const INLINE = new Set(['protect']);
+const inlineRuns = new Map<string, SolverRun>();
+async function loadInline(ls: LoadedSolver): Promise<SolverRun> {
+  const run = await solverRun(ls);
+  inlineRuns.set(ls.descriptor.name, run);
+  return run;
+}
 
 /** Runs a solver on an already validated input for instant `now` and builds its seal job (the
  * response body, operator chain, value and unit), refusing non-finite output. Shared by the
@@ -196,7 +226,10 @@ export async function computeSolverJob(app: App, ls: LoadedSolver, input: Record
   now: number; signal?: AbortSignal; timeoutMs?: number; progress?: (f: number) => void; extraResult?: Record<string, unknown>;
 }): Promise<{ job: SolverSealJob; output: SolverOutput; folder: string | undefined }> {
   const p = prepareSolverInput(ls, input);
-  const output = await app.pool.run(ls.descriptor.name, p.own, { seed: p.seed, now: opts.now, signal: opts.signal, timeoutMs: opts.timeoutMs, progress: opts.progress });
+  const name = ls.descriptor.name;
+  const output = INLINE.has(name)
+    ? app.pool.runInline(name, inlineRuns.get(name) ?? await loadInline(ls), p.own, { seed: p.seed, now: opts.now })
+    : await app.pool.run(name, p.own, { seed: p.seed, now: opts.now, signal: opts.signal, timeoutMs: opts.timeoutMs, progress: opts.progress });
   return { job: buildSolverJob(ls, p, output, opts.extraResult), output, folder: p.folder };
 }
 
@@ -259,8 +292,9 @@ export async function runSealedSolver(ctx: OpContext, name: string, body: unknow
  * returns the body a sealed response would carry (solver, domain, method, value, unit, result,
  * series downsampled to `sample`, precision, stability, clamped, seed, input, consts, query, and
  * the operator chain under `svcState.operators`), marked `sealed: false`, without proof, pulse
- * state, receipt or tokens. Refusals are SvcErrors with the same codes as over HTTP. */
-export async function runUnsealed(name: string, body: unknown): Promise<Record<string, unknown>> {
+ * state, receipt or tokens. Refusals are SvcErrors with the same codes as over HTTP. `now` is the
+ * instant the solver sees (`svc verify --replay` passes the receipt's sealed instant). */
+export async function runUnsealed(name: string, body: unknown, opts: { now?: number } = {}): Promise<Record<string, unknown>> {
   const solvers = await loadSolvers();
   const ls = solvers.find((s) => s.descriptor.name === name);
   if (!ls) throw new SvcError('NOT_FOUND', `no solver named '${name}'; solvers: ${solvers.map((s) => s.descriptor.name).join(', ')}`);
@@ -269,7 +303,7 @@ export async function runUnsealed(name: string, body: unknown): Promise<Record<s
   const run = await solverRun(ls);
   let output: SolverOutput;
   try {
-    output = run(p.own, { seed: p.seed, now: Date.now() / 1000, progress() {} });
+    output = run(p.own, { seed: p.seed, now: opts.now ?? Date.now() / 1000, progress() {} });
   } catch (e: any) {
     // the same mapping as the worker (src/solvers/engine/worker.ts): refusals keep their code, anything else is UNSTABLE
     if (e instanceof SvcError) throw new SvcError(e.code, e.message, { details: e.details });

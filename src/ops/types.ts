@@ -9,13 +9,22 @@ import type { Clock } from '../core/clock.ts';
 import type { Caller } from '../core/caller.ts';
 import type { Sealer } from '../services/sealer.ts';
 import type { KeyCache } from '../services/key-cache.ts';
-import type { SigningKey } from '../services/keys.ts';
+import type { DeploymentKey, SigningKey } from '../services/keys.ts';
 import type { SolverPool } from '../solvers/engine/pool.ts';
 
 export type { Caller };
 
+/** Long-lived parts that an area of the node creates on first use (the live-compute hub, the
+ * observer hub, the literature client, the draining flag). Each area declares its own field by
+ * augmenting this interface from its module, so the state lives on the app, in plain sight, and
+ * goes with it; no module keeps per-app state of its own. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface AppParts {}
+
 /** The node's object graph, built by src/app.ts; every operation runs with it. */
 export interface App {
+  /** parts created on first use by the areas that own them (see AppParts) */
+  parts: AppParts;
   config: Config;
   db: Db;
   clock: Clock;
@@ -24,6 +33,13 @@ export interface App {
   keyCache: KeyCache;
   /** the deployment's Ed25519 signing key (loaded or created at start-up) */
   signingKey: SigningKey;
+  /** the checkpoint origin of the deployment's log (`<host[:port]>/log` of the first node's SVC_BASE_URL) */
+  logOrigin: string;
+  /** the log's Ed25519 note key (checkpoints) and the ECDSA P-256 attestation key, current ones */
+  logKey: DeploymentKey;
+  attestKey: DeploymentKey;
+  /** re-reads the current keys from the store (after a rotation, on this or another node) */
+  reloadKeys(): Promise<void>;
   operations: Operation[];
   nodeId: string;
   startedAt: string;
@@ -150,6 +166,8 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
   /** the query string is not input: it is ignored, not refused (hosted pages, whose own scripts
    * read `?…` parameters and whose links carry tracking parameters) */
   ignoreQuery?: boolean;
+  /** the request body is text (text/plain), handed to the input as `body` (never a tool) */
+  textBody?: boolean;
   handler(input: z.infer<S>, ctx: OpContext): Promise<unknown>;
 }
 

@@ -15,6 +15,8 @@ import { calculateJwkThumbprint, type JWK } from 'jose';
 import type { Queryable } from '../store/db.ts';
 
 export const SIGNING_ALG = 'EdDSA';
+/** NOTIFY channel of a key rotation: every node on the database reloads its keys */
+export const KEYS_ROTATED_CHANNEL = 'svc_keys_rotated';
 export const SIGNING_CURVE = 'Ed25519';
 const PRIMARY = 'primary';
 const ENC_VERSION = 'v1';
@@ -89,10 +91,96 @@ export async function loadOrCreateSigningKey(q: Queryable, masterSecret: Buffer)
   return fromRow(masterSecret, rows[0]);
 }
 
-/** The JSON Web Key Set of every signing key this database holds (primary and retired). */
+/** The JSON Web Key Set of every key this database holds: the signing key, then the deployment's
+ * attestation, log and witness keys; retired keys last, marked `retired` (with `retiredAt`). */
 export async function jwks(q: Queryable): Promise<{ keys: JWK[] }> {
-  const rows = await q.query<{ public_jwk: string }>('SELECT public_jwk FROM signing_keys ORDER BY (slot IS NULL), created_at DESC, kid');
-  return { keys: rows.map((r) => JSON.parse(r.public_jwk)) };
+  const rows = await q.query<{ public_jwk: string; retired_at: string | Date | null; t: number }>(
+    `SELECT * FROM (SELECT public_jwk, retired_at, 0 AS t, slot, created_at, kid FROM signing_keys
+       UNION ALL SELECT public_jwk, retired_at, 1 AS t, slot, created_at, kid FROM deployment_keys) k
+     ORDER BY (slot IS NULL), t, created_at DESC, kid`);
+  return { keys: rows.map((r) => ({ ...JSON.parse(r.public_jwk), ...(r.retired_at ? { retired: true, retiredAt: new Date(r.retired_at).toISOString() } : {}) })) };
+}
+
+/** Retires the primary signing key (it stays in the JWKS, marked retired) and creates a new one. */
+export async function rotateSigningKey(q: Queryable, masterSecret: Buffer): Promise<{ retired: string | null; current: SigningKey }> {
+  const old = await q.query<{ kid: string }>('SELECT kid FROM signing_keys WHERE slot = $1 FOR UPDATE', [PRIMARY]);
+  if (old.length) await q.query('UPDATE signing_keys SET slot = NULL, retired_at = now() WHERE kid = $1', [old[0].kid]);
+  return { retired: old[0]?.kid ?? null, current: await loadOrCreateSigningKey(q, masterSecret) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The deployment's other keys (table deployment_keys), sealed at rest the same way:
+//   log      Ed25519, the note key that signs checkpoints (c2sp.org/signed-note type 0x01)
+//   witness  Ed25519, the cosigner key of a witness node (c2sp.org/tlog-cosignature type 0x04)
+//   attest   ECDSA P-256 (JOSE ES256), signs DSSE attestations (verifiable by cosign, sigstore-js)
+
+export type KeyPurpose = 'log' | 'witness' | 'attest';
+
+export interface DeploymentKey {
+  kid: string;
+  purpose: KeyPurpose;
+  alg: 'EdDSA' | 'ES256';
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+  publicJwk: JWK & { vkey?: string; purpose?: string };
+  retiredAt: string | null;
+}
+
+async function deploymentCandidate(masterSecret: Buffer, purpose: KeyPurpose, extra: (pub: KeyObject) => Record<string, unknown>) {
+  const ec = purpose === 'attest';
+  const { publicKey, privateKey } = ec ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('ed25519');
+  const jwk = publicKey.export({ format: 'jwk' }) as JWK;
+  const kid = await calculateJwkThumbprint(ec ? { kty: jwk.kty!, crv: jwk.crv!, x: jwk.x!, y: jwk.y! } : { kty: jwk.kty!, crv: jwk.crv!, x: jwk.x! }, 'sha256');
+  const alg = ec ? 'ES256' : 'EdDSA';
+  const publicJwk = { ...jwk, kid, alg, use: 'sig', purpose, ...extra(publicKey) };
+  const der = privateKey.export({ format: 'der', type: 'pkcs8' }) as Buffer;
+  return { kid, alg, publicJwk, privateEnc: encryptPrivateKey(masterSecret, kid, der) };
+}
+
+function deploymentFromRow(masterSecret: Buffer, row: { kid: string; purpose: string; alg: string; public_jwk: string; private_enc: string; retired_at?: string | Date | null }): DeploymentKey {
+  const der = decryptPrivateKey(masterSecret, row.kid, row.private_enc);
+  const privateKey = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
+  const publicJwk = JSON.parse(row.public_jwk);
+  const derived = createPublicKey(privateKey).export({ format: 'jwk' }) as JWK;
+  if (derived.x !== publicJwk.x || derived.y !== publicJwk.y) throw new Error(`${row.purpose} key: stored public key does not match the private key`);
+  const { kty, crv, x, y } = publicJwk;
+  return {
+    kid: row.kid, purpose: row.purpose as KeyPurpose, alg: row.alg as DeploymentKey['alg'], privateKey,
+    publicKey: createPublicKey({ key: { kty, crv, x, ...(y ? { y } : {}) } as any, format: 'jwk' }), publicJwk,
+    retiredAt: row.retired_at ? new Date(row.retired_at).toISOString() : null,
+  };
+}
+
+/** The current key of a purpose, created race-free (as loadOrCreateSigningKey) when there is none.
+ * `extra` adds public members to its JWK (the log's and witness's `vkey`). */
+export async function loadOrCreateKey(q: Queryable, masterSecret: Buffer, purpose: KeyPurpose, extra: (pub: KeyObject) => Record<string, unknown> = () => ({})): Promise<DeploymentKey> {
+  const select = () => q.query<any>('SELECT kid, purpose, alg, public_jwk, private_enc, retired_at FROM deployment_keys WHERE slot = $1', [purpose]);
+  let rows = await select();
+  if (!rows.length) {
+    const c = await deploymentCandidate(masterSecret, purpose, extra);
+    await q.query('INSERT INTO deployment_keys (kid, purpose, slot, alg, public_jwk, private_enc) VALUES ($1,$2,$3,$4,$5,$6) ON CONFLICT DO NOTHING',
+      [c.kid, purpose, purpose, c.alg, JSON.stringify(c.publicJwk), c.privateEnc]);
+    rows = await select();
+  }
+  if (!rows.length) throw new Error(`${purpose} key: none after insert`);
+  return deploymentFromRow(masterSecret, rows[0]);
+}
+
+/** Every key of a purpose, current first, then retired ones newest first (verifiers of old
+ * signatures need them). */
+export async function keysOf(q: Queryable, masterSecret: Buffer | null, purpose: KeyPurpose): Promise<{ kid: string; publicJwk: DeploymentKey['publicJwk']; retiredAt: string | null; key?: DeploymentKey }[]> {
+  const rows = await q.query<any>('SELECT kid, purpose, alg, public_jwk, private_enc, retired_at FROM deployment_keys WHERE purpose = $1 ORDER BY (slot IS NULL), created_at DESC, kid', [purpose]);
+  return rows.map((r) => ({
+    kid: r.kid, publicJwk: JSON.parse(r.public_jwk), retiredAt: r.retired_at ? new Date(r.retired_at).toISOString() : null,
+    ...(masterSecret ? { key: deploymentFromRow(masterSecret, r) } : {}),
+  }));
+}
+
+/** Retires the current key of a purpose (its row stays, marked retired) and creates a new one. */
+export async function rotateKey(q: Queryable, masterSecret: Buffer, purpose: KeyPurpose, extra: (pub: KeyObject) => Record<string, unknown> = () => ({})): Promise<{ retired: string | null; current: DeploymentKey }> {
+  const old = await q.query<{ kid: string }>('SELECT kid FROM deployment_keys WHERE slot = $1 FOR UPDATE', [purpose]);
+  if (old.length) await q.query('UPDATE deployment_keys SET slot = NULL, retired_at = now() WHERE kid = $1', [old[0].kid]);
+  return { retired: old[0]?.kid ?? null, current: await loadOrCreateKey(q, masterSecret, purpose, extra) };
 }
 
 /** An Ed25519 signature over bytes (for v3 receipts: the RFC 8785 canonical JSON). */

@@ -8,20 +8,34 @@
 import { SvcError, quotaExceeded } from '../core/errors.ts';
 import { pulseAt } from '../core/clock.ts';
 import { computeProof } from '../core/seal.ts';
-import { ulid } from '../core/ids.ts';
+import { sha256Hex, ulid } from '../core/ids.ts';
 import type { Queryable } from '../store/db.ts';
-import { buildEntries, payloadHash } from './chain.ts';
+import { buildEntries } from './chain.ts';
 import { canonicalJson } from '../core/canonical.ts';
-import { sign as ed25519Sign, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, sign as ed25519Sign, type KeyObject } from 'node:crypto';
+import { prepareAppend, writeLogParts, type LogAppend, type LogSigner } from './tlog.ts';
 
 /** The Ed25519 key that signs v3 receipts (DESIGN §7: RFC 8785 canonical JSON of the receipt). */
-export interface ReceiptSigner { kid: string; privateKey: KeyObject }
+export interface ReceiptSigner { kid: string; privateKey: KeyObject | Uint8Array }
+
+/** A private key as a KeyObject: as given, or (PKCS#8 DER bytes: what crosses to the embedded
+ * store's thread with each batch, cheaper to clone than a KeyObject) made once per key and kept. */
+const keyObjects = new Map<string, KeyObject>();
+export function privateKeyOf(id: string, k: KeyObject | Uint8Array): KeyObject {
+  if (!(k instanceof Uint8Array)) return k;
+  let o = keyObjects.get(id);
+  if (!o) {
+    if (keyObjects.size > 64) keyObjects.clear();
+    keyObjects.set(id, (o = createPrivateKey({ key: Buffer.from(k), format: 'der', type: 'pkcs8' })));
+  }
+  return o;
+}
 
 /** Signs a sealed response: an Ed25519 signature over the canonical JSON of everything but
  * `signature` itself. Verify offline with the node's JWKS (see src/services/receipt.ts). */
 export function signReceipt(signer: ReceiptSigner, response: Record<string, unknown>): { v: 3; alg: 'EdDSA'; kid: string; sig: string } {
   const { signature: _ignored, ...unsigned } = response;
-  const sig = ed25519Sign(null, Buffer.from(canonicalJson(unsigned)), signer.privateKey).toString('base64url');
+  const sig = ed25519Sign(null, Buffer.from(canonicalJson(unsigned)), privateKeyOf(signer.kid, signer.privateKey)).toString('base64url');
   return { v: 3, alg: 'EdDSA', kid: signer.kid, sig };
 }
 
@@ -41,6 +55,8 @@ export interface SealJob {
   unit?: string;
   /** extra response fields, in order: result, series, precision, stability, clamped, seed, … */
   body?: Record<string, unknown>;
+  /** large certificates kept beside the receipt, not in it (name → text; the body seals their digest) */
+  attachments?: Record<string, string>;
   folder?: string;
   cost: number;
   /** chain entry kind (default 'seal') */
@@ -53,8 +69,20 @@ export interface SealJob {
 export type SealedResponse = Record<string, unknown> & {
   ok: true;
   svcProof: string;
-  receipt: { id: string; version: number; issuedAt: string; folder: string; chain: { seq: number; hash: string } };
+  receipt: {
+    id: string; version: number; issuedAt: string; folder: string; chain: { seq: number; hash: string };
+    /** the node's base URL and its JWKS (the keys that verify checkpoints, attestations, v3 signatures) */
+    issuer?: string; jwks_uri?: string;
+    /** hex SHA-256 of the canonical sealed body: the receipt's log entry (src/core/tlog.ts receiptDigest) */
+    digest?: string;
+    /** the receipt's place in the deployment's log, proved against a checkpoint signed in the same batch */
+    log?: ReceiptLog;
+  };
 };
+
+/** `receipt.log` (issue 20): the leaf index, the tree size of the checkpoint, the inclusion proof
+ * (base64 hashes, RFC 6962 §2.1.1 order) and the checkpoint as signed-note text. */
+export interface ReceiptLog { index: number; treeSize: number; inclusionProof: string[]; checkpoint: string }
 
 export const DEFAULT_FOLDER = 'default';
 
@@ -71,20 +99,43 @@ export function validateJob(job: SealJob): void {
 
 /** What sealing a batch needs besides the store: the instant, the allowance and the keys. It
  * crosses to the embedded store's thread with the jobs (the store procedure 'seal', registered by src/app.ts). */
-export interface SealEnv { tNow: number; tokensPerDay: number; proofKey: Buffer; signer: ReceiptSigner | null }
+export interface SealEnv {
+  tNow: number; tokensPerDay: number; proofKey: Buffer; signer: ReceiptSigner | null;
+  /** the log's checkpoint signer: every sealed receipt becomes a leaf (null: no log, unit tests only) */
+  log: LogSigner | null;
+  issuer: string; jwksUri: string;
+}
 
 /** A batch outcome as data (it crosses threads): the sealed response, or the refusal. */
-export type SealOutcome = { ok: true; response: SealedResponse } | { ok: false; error: { code: SvcError['code']; message: string; details?: Record<string, unknown> } };
+export type SealOutcome = { ok: true; json: string } | { ok: false; error: { code: SvcError['code']; message: string; details?: Record<string, unknown> } };
 
 /** Seals a batch in the transaction `q` holds (the store procedure 'seal'). */
 export async function sealBatch(q: Queryable, args: { env: SealEnv; jobs: SealJob[] }): Promise<SealOutcome[]> {
+  // a sealed response crosses back as the JSON text already made for its row: cloning a string
+  // costs the store's thread far less than cloning the object
   return (await sealWithin(q, args.env, args.jobs)).map((o) => (o instanceof SvcError
     ? { ok: false as const, error: { code: o.code, message: o.message, details: o.details } }
-    : { ok: true as const, response: o }));
+    : { ok: true as const, json: rowJson.get(o) ?? JSON.stringify(o) }));
+}
+
+/** the JSON text of each sealed response's row */
+const rowJson = new WeakMap<object, string>();
+
+/** RFC 8785 JSON of each top-level member of an object (undefined members left out). */
+function canonicalParts(o: Record<string, unknown>): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) m.set(k, canonicalJson(v));
+  return m;
+}
+
+/** The RFC 8785 JSON of an object from its members' (keys sorted by UTF-16 code units, as
+ * src/core/canonical.ts sorts them). */
+function assemble(parts: Map<string, string>): string {
+  return '{' + [...parts.keys()].sort().map((k) => JSON.stringify(k) + ':' + parts.get(k)).join(',') + '}';
 }
 
 export function fromOutcome(o: SealOutcome): SealedResponse | SvcError {
-  return o.ok ? o.response : new SvcError(o.error.code, o.error.message, { details: o.error.details });
+  return o.ok ? JSON.parse(o.json) : new SvcError(o.error.code, o.error.message, { details: o.error.details });
 }
 
 export async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): Promise<(SealedResponse | SvcError)[]> {
@@ -104,6 +155,8 @@ export async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): P
   const issuedAt = new Date(tNow * 1000).toISOString();
   const outcomes: (SealedResponse | SvcError)[] = [];
   const receiptRows: unknown[][] = [];
+  const sealed: { response: SealedResponse; digest: Buffer; parts: Map<string, string>; row: unknown[] }[] = [];
+  const attachmentRows: unknown[][] = [];
   for (const job of jobs) {
     const m = state.get(job.zid);
     if (!m) { outcomes.push(new SvcError('UNAUTHORIZED', 'the machine of this key no longer exists')); continue; }
@@ -132,26 +185,56 @@ export async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): P
       svcProof,
       keyPrefix: job.keyPrefix,
     };
-    const [entry] = buildEntries(job.zid, m.seq, m.head, [{ kind: job.kind ?? 'seal', ref: id, payloadHash: payloadHash(unsigned), at: issuedAt }]);
+    // the top-level members' canonical JSON, computed once for the chain's payload hash, the
+    // digest and the signature (each is the RFC 8785 JSON of nearly the same object)
+    const parts = canonicalParts(unsigned);
+    const [entry] = buildEntries(job.zid, m.seq, m.head, [{ kind: job.kind ?? 'seal', ref: id, payloadHash: sha256Hex(assemble(parts)), at: issuedAt }]);
     m.seq = entry.seq;
     m.head = entry.hash;
     m.entries.push(entry);
     const response = {
       ...unsigned,
-      receipt: { id, version: job.version, issuedAt, folder, chain: { seq: entry.seq, hash: entry.hash } },
+      receipt: { id, version: job.version, issuedAt, folder, chain: { seq: entry.seq, hash: entry.hash }, ...(env.issuer ? { issuer: env.issuer, jwks_uri: env.jwksUri } : {}) },
       tokens: { cost: job.cost, remaining: m.left },
     } as unknown as SealedResponse;
-    if (env.signer) (response as Record<string, unknown>).signature = signReceipt(env.signer, response);
-    receiptRows.push([id, job.zid, folder, job.solver, job.version, svcProof, JSON.stringify(response), entry.seq]);
+    parts.set('receipt', canonicalJson(response.receipt));
+    const digest = createHash('sha256').update(assemble(parts)).digest(); // = receiptDigest(response)
+    response.receipt.digest = digest.toString('hex');
+    sealed.push({ response, digest, parts, row: [id, job.zid, folder, job.solver, job.version, svcProof, null, entry.seq] });
+    for (const [name, text] of Object.entries(job.attachments ?? {})) attachmentRows.push([id, name, sha256Hex(text), Buffer.byteLength(text), text]);
     outcomes.push(response);
   }
-  if (receiptRows.length) await writeSeals(q, today, state, receiptRows);
+  if (!sealed.length) return outcomes;
+  // the log: one append and one checkpoint signature for the whole batch
+  let append: LogAppend | null = null;
+  if (env.log) {
+    append = await prepareAppend(q, env.log, sealed.map((s) => s.digest));
+    sealed.forEach((s, i) => {
+      s.response.receipt.log = { index: append!.first + i, treeSize: append!.size, inclusionProof: append!.proofs[i].map((h) => h.toString('base64')), checkpoint: append!.checkpoint };
+    });
+  }
+  for (const s of sealed) {
+    if (env.signer) {
+      // = signReceipt(env.signer, s.response): everything but the signature, reusing the parts
+      s.parts.set('receipt', canonicalJson(s.response.receipt));
+      s.parts.set('tokens', canonicalJson((s.response as Record<string, unknown>).tokens));
+      const sig = ed25519Sign(null, Buffer.from(assemble(s.parts)), privateKeyOf(env.signer.kid, env.signer.privateKey)).toString('base64url');
+      (s.response as Record<string, unknown>).signature = { v: 3, alg: 'EdDSA', kid: env.signer.kid, sig };
+    }
+    s.row[6] = JSON.stringify(s.response);
+    rowJson.set(s.response, s.row[6] as string);
+    receiptRows.push(s.row);
+  }
+  await writeSeals(q, today, state, receiptRows, append);
+  for (const row of attachmentRows) {
+    await q.query('INSERT INTO receipt_attachments (receipt_id, name, sha256, bytes, body) VALUES ($1, $2, $3, $4, $5)', row);
+  }
   return outcomes;
 }
 
 /** Writes a batch's chain entries, machine updates and receipts in one statement (data-modifying
  * CTEs): one round trip to the store per batch instead of one per table and machine. */
-async function writeSeals(q: Queryable, today: string, state: Map<string, { left: number; seq: number; head: string; entries: ReturnType<typeof buildEntries> }>, receiptRows: unknown[][]): Promise<void> {
+async function writeSeals(q: Queryable, today: string, state: Map<string, { left: number; seq: number; head: string; entries: ReturnType<typeof buildEntries> }>, receiptRows: unknown[][], append: LogAppend | null): Promise<void> {
   const params: unknown[] = [];
   const p = (v: unknown, cast = '') => { params.push(v); return `$${params.length}${cast}`; };
   const entryValues: string[] = [];
@@ -162,8 +245,9 @@ async function writeSeals(q: Queryable, today: string, state: Map<string, { left
     machineValues.push(`(${p(zid, '::text')},${p(today, '::text')},${p(m.left, '::integer')},${p(m.seq, '::bigint')},${p(m.head, '::text')})`);
   }
   const receiptValues = receiptRows.map((r) => `(${r.map((v) => p(v)).join(',')})`);
+  const logParts = append ? writeLogParts(append, p).map((x) => x + ',\n     ') .join('') : '';
   await q.query(
-    `WITH e AS (INSERT INTO chain_entries (zid, seq, kind, ref, at, payload_hash, prev_hash, hash) VALUES ${entryValues.join(',')}),
+    `WITH ${logParts}e AS (INSERT INTO chain_entries (zid, seq, kind, ref, at, payload_hash, prev_hash, hash) VALUES ${entryValues.join(',')}),
      m AS (UPDATE machines AS x SET tokens_day = v.d, tokens_left = v.l, chain_seq = v.s, chain_head = v.h
            FROM (VALUES ${machineValues.join(',')}) AS v(z, d, l, s, h) WHERE x.zid = v.z)
      INSERT INTO receipts (id, zid, folder, solver, version, proof, body, chain_seq) VALUES ${receiptValues.join(',')}`,

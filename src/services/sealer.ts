@@ -4,10 +4,12 @@
 // `sealInTx` does the same for one job inside a transaction the caller already holds (contract
 // fires: state change, receipt and chain entry commit together). `assertTokens` is the one early
 // token check of every operation.
+import type { KeyObject } from 'node:crypto';
 import { quotaExceeded } from '../core/errors.ts';
 import type { Clock } from '../core/clock.ts';
 import { deriveProofKey } from '../core/seal.ts';
 import type { Db, Queryable } from '../store/db.ts';
+import type { LogSigner } from './tlog.ts';
 import { fromOutcome, sealWithin, tokensLeft, utcDay, validateJob, type ReceiptSigner, type SealEnv, type SealJob, type SealOutcome, type SealedResponse } from './seal-batch.ts';
 
 export class Sealer {
@@ -22,6 +24,13 @@ export class Sealer {
   private hints = new Map<string, { day: string; left: number }>();
   /** signs every receipt (v3) when set; the app sets it at start-up */
   signer: ReceiptSigner | null = null;
+  /** signs the log's checkpoints (one per batch); the app sets it at start-up */
+  logSigner: LogSigner | null = null;
+  /** the issuer and jwks_uri every receipt names */
+  issuer = '';
+  jwksUri = '';
+  /** hooks run after a commit with the new checkpoint (witness submission) */
+  onCheckpoint: ((size: number) => void)[] = [];
   /** hooks run after a commit with the sealed responses (observer fan-out) */
   onSealed: ((zid: string, response: SealedResponse) => void)[] = [];
 
@@ -47,7 +56,7 @@ export class Sealer {
     while (this.queue.length) {
       const batch = this.queue.splice(0, 512);
       try {
-        const env: SealEnv = { tNow: this.now(), tokensPerDay: this.tokensPerDay, proofKey: this.proofKey, signer: this.signer };
+        const env = this.env(true);
         const outcomes = (await this.db.call<SealOutcome[]>('seal', { env, jobs: batch.map((b) => b.job) })).map(fromOutcome);
         const day = utcDay(this.clock.now());
         outcomes.forEach((o, i) => {
@@ -55,13 +64,16 @@ export class Sealer {
           if (tokens && typeof tokens.remaining === 'number') this.hints.set(batch[i].job.zid, { day, left: tokens.remaining });
         });
         if (this.hints.size > 100_000) this.hints.clear();
+        let size = -1;
         outcomes.forEach((o, i) => {
           if (o instanceof Error) batch[i].reject(o);
           else {
             batch[i].resolve(o);
             this.announce(batch[i].job.zid, o);
+            size = Math.max(size, o.receipt.log?.treeSize ?? -1);
           }
         });
+        if (size >= 0) this.announceCheckpoint(size);
       } catch (e) {
         for (const b of batch) b.reject(e);
       }
@@ -73,13 +85,19 @@ export class Sealer {
    * of `sealInTx` calls it once its own transaction has committed. */
   announce(zid: string, response: SealedResponse): void {
     for (const h of this.onSealed) { try { h(zid, response); } catch { /* observers never break a seal */ } }
+    if (this.onCheckpoint.length && response.receipt.log && this.flushing === false) this.announceCheckpoint(response.receipt.log.treeSize);
+  }
+
+  /** Tells the checkpoint listeners (witness submission) that the log grew to `size`. */
+  announceCheckpoint(size: number): void {
+    for (const h of this.onCheckpoint) { try { h(size); } catch { /* never breaks a seal */ } }
   }
 
   /** Seals one job inside a transaction the caller holds (then `announce` it after commit).
    * Throws QUOTA_EXCEEDED if short. */
   async sealInTx(q: Queryable, job: SealJob): Promise<SealedResponse> {
     validateJob(job);
-    const [o] = await sealWithin(q, { tNow: this.now(), tokensPerDay: this.tokensPerDay, proofKey: this.proofKey, signer: this.signer }, [job]);
+    const [o] = await sealWithin(q, this.env(), [job]);
     if (o instanceof Error) throw o;
     return o;
   }
@@ -103,6 +121,22 @@ export class Sealer {
     const h = this.hints.get(zid);
     if (!h || h.day !== utcDay(this.clock.now())) return null;
     return h.left;
+  }
+
+  /** The batch environment; `portable` gives the keys as PKCS#8 bytes (what crosses to the
+   * embedded store's thread with each batch, cheaper to clone than KeyObjects). */
+  private env(portable = false): SealEnv {
+    const signer = this.signer && portable ? { kid: this.signer.kid, privateKey: this.pkcs8(this.signer.privateKey) } : this.signer;
+    const log = this.logSigner && portable ? { ...this.logSigner, privateKey: this.pkcs8(this.logSigner.privateKey) } : this.logSigner;
+    return { tNow: this.now(), tokensPerDay: this.tokensPerDay, proofKey: this.proofKey, signer, log, issuer: this.issuer, jwksUri: this.jwksUri };
+  }
+
+  private der = new WeakMap<object, Uint8Array>();
+  private pkcs8(k: KeyObject | Uint8Array): Uint8Array {
+    if (k instanceof Uint8Array) return k;
+    let d = this.der.get(k);
+    if (!d) this.der.set(k, (d = k.export({ format: 'der', type: 'pkcs8' }) as Buffer));
+    return d;
   }
 
   now(): number { return this.clock.now(); }

@@ -43,9 +43,11 @@ const nameKey = z.string().regex(NAME_RE, 'names are 1-64 characters of A-Z a-z 
 
 const input = z.strictObject({
   equations: z.record(nameKey, z.string().min(1).max(MAX_EXPR)).default({ x: 'v', v: '-x' })
-    .describe('state name → expression of its derivative in t, the states and params (1 to 100 states, each ≤ 4,096 characters); the order of the keys is the order of the states (default: the harmonic oscillator x\' = v, v\' = −x)'),
-  y0: z.record(nameKey, finite).default({ x: 1, v: 0 }).describe('state name → initial value at tSpan[0]; the same keys as equations (default {x: 1, v: 0})'),
-  params: z.record(nameKey, finite).default({}).describe('parameter name → constant value'),
+    .describe('state name → expression of its derivative in t, the states and params (1 to 100 states, each ≤ 4,096 characters); the order of the keys is the order of the states (default: the harmonic oscillator x\' = v, v\' = −x)')
+    .meta({ examples: [{ x: 'y', y: 'mu*(1 - x^2)*y - x' }, { y1: '-0.04*y1 + 1e4*y2*y3', y2: '0.04*y1 - 1e4*y2*y3 - 3e7*y2^2', y3: '3e7*y2^2' }] }),
+  y0: z.record(nameKey, finite).default({ x: 1, v: 0 }).describe('state name → initial value at tSpan[0]; the same keys as equations (default {x: 1, v: 0})')
+    .meta({ examples: [{ x: 2, y: 0 }, { y1: 1, y2: 0, y3: 0 }] }),
+  params: z.record(nameKey, finite).default({}).describe('parameter name → constant value').meta({ examples: [{ mu: 1000 }] }),
   tSpan: z.tuple([finite, finite]).default([0, 10]).describe('[t0, t1], t1 > t0 (default [0, 10])'),
   tEval: z.array(finite).min(1).max(MAX_TEVAL).optional()
     .describe('output times, strictly increasing, inside tSpan (default: `sample` evenly spaced points); not together with sample'),
@@ -54,7 +56,8 @@ const input = z.strictObject({
     expr: z.string().min(1).max(MAX_EXPR).describe('expression whose zero crossings are the event'),
     terminal: z.boolean().default(false).describe('stop the integration at the first occurrence'),
     direction: z.union([z.literal(-1), z.literal(0), z.literal(1)]).default(0).describe('−1 falling zeros only, +1 rising only, 0 both (as SciPy)'),
-  })).max(MAX_EVENTS).default([]).describe('zero crossings located on the dense output (a zero at t0 is not an event)'),
+  })).max(MAX_EVENTS).default([]).describe('zero crossings located on the dense output (a zero at t0 is not an event)')
+    .meta({ examples: [[{ name: 'ground', expr: 'h', terminal: true, direction: -1 }]] }),
   invariants: z.record(nameKey, z.string().min(1).max(MAX_EXPR)).default({})
     .describe('name → expression of a conserved quantity; its largest drift over the output times is reported'),
   method: z.enum(['RK45', 'DOP853', 'Radau', 'BDF', 'auto']).default('auto')

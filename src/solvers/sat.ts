@@ -1,8 +1,10 @@
-// sat: random 3-SAT decided by DPLL with unit propagation.
+// sat: random 3-SAT decided by DPLL with unit propagation; or a given CNF (DIMACS text or clause
+// arrays) decided by CDCL (or DPLL), with a certificate checked before the result is sealed.
 //
-// Instances: the fixed-clause-length model of Mitchell, Selman & Levesque (AAAI 1992): m clauses,
-// each over 3 distinct variables drawn uniformly from n, each literal negated with probability 1/2.
-// m = round(alpha·n) unless m is given; alpha ≈ 4.26 is the satisfiability threshold.
+// Built-in mode (n, alpha, m): the fixed-clause-length model of Mitchell, Selman & Levesque
+// (AAAI 1992): m clauses, each over 3 distinct variables drawn uniformly from n, each literal
+// negated with probability 1/2. m = round(alpha·n) unless m is given; alpha ≈ 4.26 is the
+// satisfiability threshold.
 // Method: Davis-Putnam-Logemann-Loveland (Davis, Logemann & Loveland, CACM 5, 394 (1962)) as an
 // iterative search with chronological backtracking and no clause learning:
 //   - unit propagation to a fixpoint with two watched literals per clause (Moskewicz et al.,
@@ -15,23 +17,80 @@
 // Reference: a satisfiable answer is checked clause by clause against the assignment; for
 // n <= 20 every answer is also checked by brute force over all 2^n assignments (which also counts
 // the models). There is no stability condition: DPLL is exact and always terminates.
+//
+// Given problem (cnf or clauses; issue 22): parsed by lib/dimacs.ts, decided by lib/cdcl.ts
+// (conflict-driven clause learning, the default) or lib/dpll.ts. The certificate is checked
+// before returning: a model against every clause of the input, an UNSAT answer's DRAT proof by
+// lib/drat-check.ts, a backward RUP/RAT checker that shares no code with the solvers. The proof
+// text leaves as the output's `drat` attachment; the result carries its SHA-256 and size.
+// `value` stays `decisions` (the descriptor's one unit); the verdict is `result.status`.
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { SolverDescriptor, SolverRun } from './types.ts';
+import type { SolverDescriptor, SolverRun, SolverContext, SolverOutput } from './types.ts';
 import { createRng } from './lib/rng.ts';
+import { refuse } from '../core/errors.ts';
+import { precisionOf } from './lib/precision.ts';
+import { parseDimacs, cnfFromClauses, CNF_LIMITS, type Cnf } from './lib/dimacs.ts';
+import { solveCdcl } from './lib/cdcl.ts';
+import { solveDpll } from './lib/dpll.ts';
+import { dratText } from './lib/drat-text.ts';
+import { checkDrat } from './lib/drat-check.ts';
+
+const BUILTIN_DEFAULTS = { n: 50, alpha: 4.26 };
+/** the largest DRAT proof a run writes (text bytes); past it an UNSAT answer has no certificate */
+export const MAX_PROOF_BYTES = 64 * 1024 * 1024;
+
+// (0 is refused in the object's refinement, one loop over all literals: a per-literal zod refine
+// costs ~0.5 µs each on the event loop)
+const literal = z.number().int().min(-CNF_LIMITS.maxVars).max(CNF_LIMITS.maxVars);
 
 export const descriptor: SolverDescriptor = {
   name: 'sat',
   domain: 'Computational Complexity',
   method: 'dpll',
-  methodDescription: 'DPLL with unit propagation (two watched literals, MOMS branching) on random 3-SAT',
+  methodDescription: 'DPLL with unit propagation on random 3-SAT; CDCL (watched literals, first-UIP learning, EVSIDS, restarts) with a checked model or DRAT proof on a given CNF',
   operators: ['KO42', 'CS81'],
   unit: 'decisions',
-  summary: 'Generates a random 3-SAT instance (n variables, m = alpha·n clauses) and decides it by DPLL with unit propagation; returns a verified satisfying assignment or unsatisfiable, with decisions and propagations counted.',
+  // an 8 MiB CNF text grows when JSON-escaped (each newline becomes two bytes; a line is at least
+  // 4 bytes, so at most +25 %), plus the other fields
+  bodyLimit: 11 * 1024 * 1024,
+  summary: 'Decides a boolean formula in CNF. Give `cnf` (DIMACS text) or `clauses` (signed-integer arrays) and a CDCL solver answers SAT with a model checked against every clause, or UNSAT with a DRAT proof checked by an independent backward checker (proof served as an attachment, its SHA-256 in the result). Without them, generates a random 3-SAT instance (n variables, m = alpha·n clauses) and decides it by DPLL.',
   input: z.strictObject({
-    n: z.number().int().min(3).max(120).default(50).describe('variables (3 to 120)'),
-    alpha: z.number().finite().gt(0).max(15).default(4.26).describe('clause-to-variable ratio (ignored when m is given)'),
-    m: z.number().int().min(1).max(2000).optional().describe('number of clauses (1 to 2000); overrides alpha'),
-    seed: z.number().int().min(0).max(0xffffffff).optional().describe('instance seed (default: derived from the input)'),
+    cnf: z.string().max(CNF_LIMITS.maxTextBytes).optional().meta({ examples: ['c unsatisfiable: every assignment of x1, x2 falsifies one clause\np cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n', 'p cnf 3 2\n1 -3 0\n2 3 -1 0\n'] }).describe('the problem as DIMACS CNF text: comment lines `c …`, a header `p cnf <variables> <clauses>`, then the clauses as signed variable numbers each ended by 0 (a SATLIB `%` line ends the formula); up to 8 MiB, 100,000 variables, 1,000,000 clauses. Malformed text is a 400 naming the line (counted from 1, comments included). Not with clauses, n, alpha or m.'),
+    clauses: z.array(z.array(literal)).max(CNF_LIMITS.maxClauses).optional().meta({ examples: [[[1, -2], [2, 3], [-1, -3]]] }).describe('the problem as clauses, each an array of nonzero signed variable numbers ([[1, -2], [2, 3]] is (x1 ∨ ¬x2) ∧ (x2 ∨ x3)); up to 1,000,000 clauses over variables 1 to 100,000. Not with cnf, n, alpha or m.'),
+    vars: z.number().int().min(1).max(CNF_LIMITS.maxVars).optional().describe('number of variables for `clauses` (default: the largest variable used; more adds free variables to the model). Only with clauses.'),
+    method: z.enum(['cdcl', 'dpll']).optional().describe("'cdcl' (conflict-driven clause learning; default for a given problem) or 'dpll' (default for the built-in random instance)"),
+    n: z.number().int().min(3).max(120).optional().describe('built-in random 3-SAT: variables (3 to 120, default 50); not with cnf or clauses'),
+    alpha: z.number().finite().gt(0).max(15).optional().describe('built-in random 3-SAT: clause-to-variable ratio (default 4.26; ignored when m is given); not with cnf or clauses'),
+    m: z.number().int().min(1).max(2000).optional().describe('built-in random 3-SAT: number of clauses (1 to 2000); overrides alpha; not with cnf or clauses'),
+    seed: z.number().int().min(0).max(0xffffffff).optional().describe('built-in mode: the instance seed; given problem: orders ties in the initial variable order (default: derived from the input)'),
+  }).superRefine((v, ctx) => {
+    const given = v.cnf !== undefined ? 'cnf' : v.clauses !== undefined ? 'clauses' : null;
+    if (v.cnf !== undefined && v.clauses !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['clauses'], message: 'give the problem as cnf or as clauses, not both' });
+    }
+    if (given) {
+      for (const k of ['n', 'alpha', 'm'] as const) {
+        if (v[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: `${k} sets up the built-in random instance; it has no effect with ${given}` });
+      }
+    }
+    if (v.clauses !== undefined) {
+      let zero: number[] | null = null;
+      for (let i = 0; i < v.clauses.length && !zero; i++) {
+        const c = v.clauses[i];
+        for (let j = 0; j < c.length; j++) if (c[j] === 0) { zero = [i, j]; break; }
+      }
+      if (zero) ctx.addIssue({ code: 'custom', path: ['clauses', ...zero], message: 'a literal is a nonzero integer (0 only ends a clause in DIMACS text)' });
+    }
+    if (v.vars !== undefined) {
+      if (v.clauses === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['vars'], message: v.cnf !== undefined ? "vars applies to clauses only: a cnf's header states its variable count" : 'vars applies to clauses only' });
+      } else {
+        let maxVar = 0;
+        for (const c of v.clauses) for (const l of c) { const a = l < 0 ? -l : l; if (a > maxVar) maxVar = a; }
+        if (v.vars < maxVar) ctx.addIssue({ code: 'custom', path: ['vars'], message: `vars = ${v.vars} is less than the largest variable used in clauses (${maxVar})` });
+      }
+    }
   }),
   examples: [
     'is this random 3-SAT formula satisfiable with 50 variables',
@@ -43,12 +102,16 @@ export const descriptor: SolverDescriptor = {
     'check whether a set of logical clauses can all be true at once',
     'SAT solver run with seed 7 and clause ratio 3',
     'backtracking search for a boolean formula in conjunctive normal form',
+    'solve this DIMACS CNF file and give me a model or an unsatisfiability proof',
+    'prove my CNF is unsatisfiable with a DRAT proof',
+    'CDCL SAT solver on my own clauses, like MiniSat or CaDiCaL',
   ],
   vocabulary: [
     'sat', '3-sat', '3sat', 'ksat', 'k-sat', 'satisfiable', 'satisfiability', 'unsatisfiable', 'boolean', 'cnf',
     'clause', 'clauses', 'literal', 'literals', 'variable', 'assignment', 'dpll', 'davis putnam', 'unit propagation',
     'backtracking', 'np-complete', 'np', 'complexity', 'computational complexity', 'phase transition', 'threshold',
     'logic', 'formula', 'solver', 'decisions', 'minisat', 'conjunctive normal form',
+    'dimacs', 'cdcl', 'clause learning', 'drat', 'proof', 'unsat', 'certificate', 'model', 'cadical', 'sat solver',
   ],
 };
 
@@ -260,10 +323,21 @@ export function bruteForceModels(inst: Instance): number {
 const BRUTE_FORCE_MAX_N = 20;
 
 export const run: SolverRun = (input, ctx) => {
-  const n: number = input.n;
-  const m: number = input.m ?? Math.max(1, Math.round(input.alpha * n));
+  if (input.cnf !== undefined || input.clauses !== undefined) {
+    const cnf: Cnf = input.cnf !== undefined
+      ? parseDimacs(input.cnf)
+      : cnfFromClauses(input.clauses, Math.max(input.vars ?? 0, maxVariable(input.clauses)));
+    return solveGiven(cnf, input.method ?? 'cdcl', input.seed ?? ctx.seed, ctx, {});
+  }
+  const n: number = input.n ?? BUILTIN_DEFAULTS.n;
+  const m: number = input.m ?? Math.max(1, Math.round((input.alpha ?? BUILTIN_DEFAULTS.alpha) * n));
   const seed: number = input.seed ?? ctx.seed;
   const inst = randomInstance(n, m, seed);
+  if (input.method === 'cdcl') {
+    // the built-in instance decided by the given-problem path (CDCL with a certificate)
+    const clauses = toSigned(inst);
+    return solveGiven(cnfFromClauses(clauses, n), 'cdcl', seed, ctx, { n, m, alpha: m / n, seed, clauses });
+  }
   let ticks = 0;
   const res = dpll(inst, () => ctx.progress(Math.min(0.9, 1 - 1 / (1 + ++ticks / 64))));
   const falsified = res.assignment ? falsifiedClauses(inst, res.assignment) : 0;
@@ -300,3 +374,118 @@ export const run: SolverRun = (input, ctx) => {
     },
   };
 };
+
+function maxVariable(clauses: number[][]): number {
+  let mx = 0;
+  for (const c of clauses) for (const l of c) { const a = l < 0 ? -l : l; if (a > mx) mx = a; }
+  return mx;
+}
+
+/** Clauses of `cnf` that `model` (value per variable, 0/1) leaves false: checked against the input
+ * itself, not the solver's copy of it. */
+export function falsifiedByModel(cnf: Cnf, model: ArrayLike<number>): number {
+  let bad = 0, sat = false;
+  const lits = cnf.lits;
+  for (let i = 0; i < lits.length; i++) {
+    const l = lits[i];
+    if (l === 0) { if (!sat) bad++; sat = false; continue; }
+    if (!sat && (model[(l < 0 ? -l : l) - 1] === 1) === l > 0) sat = true;
+  }
+  return bad;
+}
+
+/** CPU time of this thread in ms (the worker's own, not the process's: other jobs run beside it).
+ * `stats.solveMs` is this clock around the search, comparable with MiniSat's "CPU time";
+ * `stats.wallMs` is the wall clock, which on a loaded machine also counts waiting for a core. */
+function threadCpuMs(): number {
+  const u = process.threadCpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/** Decides a given CNF, checks the certificate (model or DRAT proof) and builds the output. */
+function solveGiven(cnf: Cnf, method: 'cdcl' | 'dpll', seed: number, ctx: SolverContext, extra: Record<string, unknown>): SolverOutput {
+  // progress: the search has no known length; 0 → 0.8 as conflicts (decisions for DPLL) grow,
+  // then the certificate check
+  const searchProgress = (k: number) => ctx.progress(0.8 * (1 - 1 / (1 + k / 50_000)));
+  const cpu0 = threadCpuMs(), t0 = performance.now();
+  const r = method === 'cdcl'
+    ? solveCdcl(cnf.vars, cnf.lits, { seed, maxProofBytes: MAX_PROOF_BYTES, progress: searchProgress })
+    : solveDpll(cnf.vars, cnf.lits, { seed, maxProofBytes: MAX_PROOF_BYTES, progress: searchProgress });
+  const solveMs = threadCpuMs() - cpu0, wallMs = performance.now() - t0;
+  if (r.status === 'UNKNOWN') throw refuse('PRECISION_REFUSED', 'the CDCL search stopped without an answer', { value: null });
+  ctx.progress(0.8);
+  const s = r.stats;
+  const stats = { conflicts: s.conflicts, decisions: s.decisions, propagations: s.propagations, restarts: s.restarts, solveMs, wallMs };
+  const base = { ...extra, n: cnf.vars, m: cnf.clauses, method };
+  if (r.status === 'SAT') {
+    const model = r.model!;
+    const falsified = falsifiedByModel(cnf, model);
+    ctx.progress(1);
+    return {
+      value: s.decisions,
+      method,
+      result: {
+        status: 'SAT', satisfiable: true,
+        model: Array.from(model, (b, v) => (b ? v + 1 : -(v + 1))),
+        stats, ...base,
+        check: { clausesChecked: cnf.clauses, falsifiedClauses: falsified },
+      },
+      precision: precisionOf({
+        errorPct: cnf.clauses ? (100 * falsified) / cnf.clauses : 0,
+        boundPct: 0,
+        reference: 'the model checked against every clause of the input',
+        referenceValue: falsified,
+        certificate: 'model',
+      }),
+    };
+  }
+  // UNSAT: write the proof, check it with the independent checker
+  if (r.proofTruncated) {
+    ctx.progress(1);
+    return {
+      value: s.decisions,
+      method,
+      result: {
+        status: 'UNSAT', satisfiable: false,
+        proof: { format: 'drat', bytes: null, lemmas: r.lemmas, truncated: true },
+        stats, ...base,
+        check: { ok: false, reason: `the DRAT proof grew past ${MAX_PROOF_BYTES} bytes, the largest this node writes; the answer has no checked certificate` },
+      },
+      precision: precisionOf({
+        errorPct: 100, boundPct: 0,
+        reference: `no certificate: the DRAT proof exceeded ${MAX_PROOF_BYTES} bytes`,
+        certificate: 'drat', alsoHolds: false,
+      }),
+    };
+  }
+  const text = dratText(r.proof!);
+  const sha256 = createHash('sha256').update(text).digest('hex');
+  let ticks = 0;
+  const check = checkDrat(cnf.vars, cnf.lits, text, { progress: () => ctx.progress(Math.min(0.99, 0.8 + 0.2 * (1 - 1 / (1 + ++ticks / 64)))) });
+  ctx.progress(1);
+  return {
+    value: s.decisions,
+    method,
+    result: {
+      status: 'UNSAT', satisfiable: false,
+      proof: { format: 'drat', sha256, bytes: text.length, lemmas: r.lemmas },
+      stats, ...base,
+      check: {
+        ok: check.ok,
+        checker: 'backward DRAT (RUP and RAT, core-first)',
+        lemmasChecked: check.checked, ratLemmas: check.rat, ignoredDeletions: check.ignoredDeletions,
+        ...(check.reason ? { reason: check.reason } : {}),
+      },
+    },
+    precision: precisionOf({
+      errorPct: check.ok ? 0 : 100,
+      boundPct: 0,
+      reference: check.ok
+        ? `DRAT proof (${r.lemmas} lemmas) checked by an independent backward checker: ${check.checked} core lemmas verified by RUP/RAT`
+        : `DRAT proof rejected by the independent checker: ${check.reason}`,
+      certificate: 'drat',
+      alsoHolds: check.ok,
+    }),
+    attachments: { drat: text },
+  };
+}

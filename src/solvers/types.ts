@@ -38,6 +38,10 @@ export interface SolverOutput {
   clamped?: Record<string, { given: number; used: number }>;
   /** method actually used when the descriptor's method has variants (e.g. 'crank-nicolson') */
   method?: string;
+  /** large artefacts that belong to the result but not in the sealed body, by name (e.g.
+   * `{ drat: <proof text> }` from sat); the result carries their digest and size, the plumbing
+   * stores them beside the receipt and serves them (GET /api/receipts/{id}/drat) */
+  attachments?: Record<string, string>;
 }
 
 export interface SolverContext {

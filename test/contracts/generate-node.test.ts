@@ -29,7 +29,8 @@ test('the generate tool drafts definitions from plain English that deploy and fi
     let terminal = false;
     for (let k = 0; k < g.body.happyPath.transitions.length; k++) {
       clock.advance(g.body.happyPath.waitSeconds[k] + 0.001);
-      const vars = k === 0 && Object.keys(g.body.happyPath.variables).length ? { variables: g.body.happyPath.variables } : {};
+      const fv = g.body.happyPath.fireVariables[k];
+      const vars = Object.keys(fv).length ? { variables: fv } : {};
       const f = await node.call('POST', `/api/contracts/${d.id}/fire`, vars, m.apiKey);
       assert.equal(f.status, 200, f.text);
       assert.equal(f.body.fired, true, `${c.query.slice(0, 50)} step ${k}: ${f.body.reason}`);

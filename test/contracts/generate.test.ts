@@ -6,6 +6,8 @@ import { generateDefinition, matchTemplates } from '../../src/contracts/generate
 import { checkDefinition } from '../../src/contracts/definition.ts';
 import { fireOnce, initialSnapshot, isTerminal } from '../../src/contracts/machine.ts';
 import { GENERATE_CASES } from './generate-queries.ts';
+import { MEANING_ROWS } from './meaning-table.ts';
+import { parseCondition, VarRegistry } from '../../src/contracts/conditions.ts';
 
 test('the request table has at least 40 plain-English requests', () => {
   assert.ok(GENERATE_CASES.length >= 40);
@@ -23,7 +25,8 @@ for (const [i, c] of GENERATE_CASES.entries()) {
     const path: string[] = [];
     g.happyPath.transitions.forEach((name, k) => {
       t += g.happyPath.waitSeconds[k];
-      const out = fireOnce(g.definition, snap, { t, phase: 0, svcond: 0, variables: k === 0 && Object.keys(g.happyPath.variables).length ? g.happyPath.variables : undefined });
+      const vars = g.happyPath.fireVariables[k];
+      const out = fireOnce(g.definition, snap, { t, phase: 0, svcond: 0, variables: Object.keys(vars).length ? vars : undefined });
       assert.ok(out.fired, `step ${k} (${name}) blocked: ${!out.fired && out.reason}`);
       if (!out.fired) return;
       assert.equal(out.transition.name, name);
@@ -117,4 +120,66 @@ test('an unrecognisable request still returns a deployable definition', () => {
   const g = generateDefinition('zzzz qqqq xxxx');
   assert.deepEqual(checkDefinition(g.definition).issues, []);
   assert.ok(g.assumptions.some((a) => /template/.test(a)));
+});
+
+test('the drafts of the meaning table validate and run their happy path to a terminal state', () => {
+  for (const q of new Set(MEANING_ROWS.map((r) => r.q))) {
+    const g = generateDefinition(q);
+    assert.deepEqual(checkDefinition(g.definition).issues, [], q);
+    assert.ok(!g.assumptions.some((a) => /returning template|as they are/.test(a)), `${q}: ${g.assumptions.join(' | ')}`);
+    assert.equal(g.happyPath.fireVariables.length, g.happyPath.transitions.length);
+    let snap = initialSnapshot(g.definition, 0);
+    let t = 0;
+    g.happyPath.transitions.forEach((name, k) => {
+      t += g.happyPath.waitSeconds[k];
+      const out = fireOnce(g.definition, snap, { t, phase: 0, svcond: 0, variables: g.happyPath.fireVariables[k] });
+      assert.ok(out.fired && out.transition.name === name, `${q}: step ${k} (${name}): ${!out.fired && out.reason}`);
+      if (out.fired) snap = out.next;
+    });
+    assert.ok(isTerminal(g.definition, snap.state), `${q}: ends in ${snap.state}`);
+  }
+});
+
+test('two steps for two parties: the happy path sends each fire its own actor', () => {
+  const g = generateDefinition('Only the seller may ship the goods, then only the buyer may confirm delivery');
+  assert.deepEqual(g.happyPath.fireVariables.map((v) => v.actor), ['seller', 'buyer']);
+  assert.deepEqual(g.recognised.conditions.map((c) => c.roles), [['seller'], ['buyer']]);
+});
+
+test('conditions: negations compose, comparisons invert instead of negating, facts are shared', () => {
+  const reg = new VarRegistry(new Set());
+  const cases: [string, boolean, string][] = [
+    ['the goods are not delivered', false, 'not goodsDelivered'],
+    ['the goods are not delivered', true, 'goodsDelivered'],
+    ['the tenant fails to pay rent', false, 'not tenantPaysRent'],
+    ["the seller doesn't ship within 5 days", false, 'not sellerShips and elapsed > 432000'],
+    ['the seller ships within 5 days', false, 'sellerShips and elapsed <= 432000'],
+    ['the invoice is unpaid after 14 days', false, 'not invoicePaid and elapsed >= 1209600'],
+    ['no claim is filed', false, 'not claimFiled'],
+    ['the amount is not more than 500', false, 'amount <= 500'],
+    ['the amount exceeds 5,000', true, 'amount <= 5000'],
+    ['the amount does not exceed 1k', false, 'amount <= 1000'],
+    ['fewer than five bids arrive within 10 days', false, 'bidsArrive < 5 and elapsed > 864000'],
+    ['3 or more reviewers approve', false, 'reviewersApprove >= 3'],
+    ['the humidity is between 30 and 60 percent', false, 'humidityPercent >= 30 and humidityPercent <= 60'],
+    ['the humidity is between 30 and 60 percent', true, 'humidityPercent < 30 or humidityPercent > 60'],
+    ['neither the landlord nor the agent objects', false, 'not landlordObjects and not agentObjects'],
+    ['the landlord or the agent objects', false, 'landlordObjects or agentObjects'],
+    ['signed by the buyer and the seller', false, 'buyerSigned and sellerSigned'],
+    ['the driver is at least 21 years old', false, 'driverAge >= 21'],
+    ['30 days pass without a complaint', false, 'not complaint and elapsed >= 2592000'],
+  ];
+  for (const [text, unless, guard] of cases) assert.equal(parseCondition(text, unless, reg).guard, guard, `${unless ? 'unless' : 'if'} ${text}`);
+  // one fact, one variable: "not delivered" is the fact "the buyer confirms delivery"
+  const r2 = new VarRegistry(new Set());
+  const a = parseCondition('the buyer confirms delivery', false, r2);
+  const b = parseCondition('not delivered within 7 days', false, r2);
+  assert.deepEqual(b.variables, a.variables);
+  // but not another party's fact
+  const c = parseCondition('the seller confirms delivery', false, r2);
+  assert.notDeepEqual(c.variables, a.variables);
+  // the values on either side of a guard
+  const d = parseCondition('the score is at least 80 and the budget is under 5000', false, r2);
+  assert.deepEqual(d.pass, { score: 80, budget: 4999 });
+  assert.equal(d.fail.score, 79);
 });

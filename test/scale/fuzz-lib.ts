@@ -170,7 +170,7 @@ function deepJunk(n: number): unknown {
   return v;
 }
 
-export type Mutation = 'valid' | 'drop-required' | 'add-unknown' | 'wrong-type' | 'boundary' | 'huge' | 'unicode' | 'nested-junk' | 'not-an-object' | 'raw-body' | 'proto';
+export type Mutation = 'valid' | 'all-fields' | 'drop-required' | 'add-unknown' | 'wrong-type' | 'boundary' | 'huge' | 'unicode' | 'nested-junk' | 'not-an-object' | 'raw-body' | 'proto';
 
 /** An arbitrary of [mutation, body] from a valid-body arbitrary and the schema. */
 function mutatedBodyArb(schema: Schema, valid: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<{ mutation: Mutation; body: unknown; raw?: string; contentType?: string }> {
@@ -180,6 +180,9 @@ function mutatedBodyArb(schema: Schema, valid: fc.Arbitrary<Record<string, unkno
   const field = names.length ? fc.constantFrom(...names) : fc.constant('x');
   const variants: { weight: number; arbitrary: fc.Arbitrary<{ mutation: Mutation; body: unknown; raw?: string; contentType?: string }> }[] = [
     { weight: 6, arbitrary: valid.map((body) => ({ mutation: 'valid' as Mutation, body })) },
+    // every optional field at once: the cross-field rules (a field that has no effect with another,
+    // two ways of giving one thing) must answer with a 4xx naming a field, never a 500
+    { weight: 2, arbitrary: fc.record(Object.fromEntries(names.map((k) => [k, valueArb(props[k], schema)])), { requiredKeys: names }).map((body) => ({ mutation: 'all-fields' as Mutation, body })) },
     { weight: 2, arbitrary: fc.tuple(valid, fc.string({ minLength: 1, maxLength: 12 }), junkArb()).map(([b, k, v]) => ({ mutation: 'add-unknown' as Mutation, body: { ...b, [k in props ? k + '_x' : k]: v } })) },
     { weight: 3, arbitrary: fc.tuple(valid, field).chain(([b, k]) => wrongTypeArb(props[k]).map((v) => ({ mutation: 'wrong-type' as Mutation, body: { ...b, [k]: v } }))) },
     { weight: 3, arbitrary: fc.tuple(valid, field).chain(([b, k]) => boundaryArb(props[k]).map((v) => ({ mutation: 'boundary' as Mutation, body: { ...b, [k]: v } }))) },

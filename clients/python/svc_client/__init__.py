@@ -7,8 +7,9 @@
     svc.verify(r)                       # the node checks the seal proof
 
 ``Client.solve`` runs a solver, ``Client.call`` any tool, ``Client.verify`` checks a receipt. The
-offline verifier (``svc_client.verify``: receipts against the node's published keys, without
-trusting the node) is exported too when it is installed.
+offline verifier (``svc_client.verify``, docs/verify.md: receipts and attestations against the
+node's published keys, without trusting the node; it needs python3-cryptography) is exported too
+when it can be imported.
 """
 from .client import DEFAULT_URL, Client, Precision, Receipt, SealedResult, SvcError, Verification
 

@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { SvcError } from '../../core/errors.ts';
-import type { SolverOutput } from '../types.ts';
+import type { SolverOutput, SolverRun } from '../types.ts';
 
 /** How a pooled job ended: its output (`ok`), a refusal from the solver (`refused`), past its time
  * budget (`timeout`), its caller gone (`cancelled`), or a failure of the pool itself (`error`). */
@@ -103,6 +103,24 @@ export class SolverPool {
       signal.removeEventListener('abort', onAbort);
       local?.close();
       this.emit({ phase: 'settled', solver: name, outcome, seconds: (performance.now() - t0) / 1000, started: Atomics.load(started, 0) === 1 });
+    }
+  }
+
+  /** Runs a closed-form solver on the calling thread: its work takes microseconds, less than a
+   * worker round trip (issue 20, the seal path). The same refusal mapping as the worker
+   * (src/solvers/engine/worker.ts) and the same job events. */
+  runInline(name: string, run: SolverRun, input: unknown, ctx: { seed: number; now: number }): SolverOutput {
+    this.emit({ phase: 'submitted', solver: name });
+    const t0 = performance.now();
+    let outcome: SolverJobOutcome = 'ok';
+    try {
+      return run(input as any, { seed: ctx.seed, now: ctx.now, progress() {} });
+    } catch (e: any) {
+      outcome = 'refused';
+      if (e && e.name === 'SvcError') throw new SvcError(e.code, e.message, { details: e.details });
+      throw new SvcError('UNSTABLE', `the ${name} solver could not compute this input: ${e?.message ?? String(e)}`, { details: { value: null, failure: e?.name ?? 'Error' } });
+    } finally {
+      this.emit({ phase: 'settled', solver: name, outcome, seconds: (performance.now() - t0) / 1000, started: true });
     }
   }
 
