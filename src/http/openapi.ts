@@ -39,6 +39,7 @@ export const TAGS: { name: string; 'x-displayName': string; description: string 
   { name: 'pages', 'x-displayName': 'Pages', description: 'Publish sandboxed HTML pages under `/s/<machine>/p/<slug>/`.' },
   { name: 'mail', 'x-displayName': 'Mail', description: 'A mailbox per machine: deliver sanitised HTML email to yourself.' },
   { name: 'oauth', 'x-displayName': 'OAuth and OpenID', description: 'OAuth 2.1 and OpenID Connect for machines: a client asks, the machine owner approves with the machine key, the client gets tokens. JWKS for receipt signatures.' },
+  { name: 'log', 'x-displayName': 'Transparency log', description: 'The deployment\'s transparency log of receipts (C2SP tlog-tiles): checkpoints, tiles, consistency and inclusion proofs, Sigstore attestations of receipts, witnesses (docs/verify.md).' },
   { name: 'mesh', 'x-displayName': 'Mesh', description: 'The nodes that share this node\'s database.' },
 ];
 
@@ -174,7 +175,8 @@ export function buildOpenApi(app: App): Record<string, unknown> {
       const body: Record<string, any> = { ...schema, properties: Object.fromEntries(Object.entries(schema.properties ?? {}).filter(([k]) => !pathParams.includes(k))) };
       if (Array.isArray(body.required)) body.required = body.required.filter((k: string) => !pathParams.includes(k));
       const request = op.example?.request;
-      entry.requestBody = {
+      if (op.textBody) entry.requestBody = { required: true, content: { 'text/plain': { schema: { type: 'string' } } } };
+      else entry.requestBody = {
         required: false,
         content: { 'application/json': { schema: body, ...(request ? { examples: { [exampleName(op)]: { summary: op.example?.summary ?? 'example', value: request } } } : {}) } },
       };

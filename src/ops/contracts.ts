@@ -41,7 +41,7 @@ export const operations: Operation[] = [
       assumptions: z.array(z.string()).describe('what the generator assumed'),
       basedOn: z.unknown().describe('the templates it started from'),
       recognised: z.unknown().describe('what it recognised in the text'),
-      happyPath: z.object({ variables, transitions: z.array(z.string()), terminal: z.string(), waitSeconds: z.array(z.number()) })
+      happyPath: z.object({ variables, fireVariables: z.array(variables).describe('the variables sent with each fire'), transitions: z.array(z.string()), terminal: z.string(), waitSeconds: z.array(z.number()) })
         .describe('a simulated run from the initial state to a terminal one'),
     }),
     async handler(input, ctx) {

@@ -34,6 +34,7 @@ export const operations: Operation[] = [
     path: '/log/checkpoint',
     access: 'public',
     tag: 'log',
+    produces: ['text/plain'],
     summary: "The log's latest checkpoint (c2sp.org/tlog-checkpoint, a signed note: origin, tree size, root hash), with the witnesses' cosignatures it collected.",
     input: z.strictObject({}),
     async handler(_i, ctx) {
@@ -46,6 +47,7 @@ export const operations: Operation[] = [
     path: '/log/key',
     access: 'public',
     tag: 'log',
+    produces: ['text/plain'],
     summary: "The log's note verifier key (c2sp.org/signed-note vkey: <origin>+<key id>+<base64 key>). Retired log keys are in the JWKS, marked retired.",
     input: z.strictObject({}),
     async handler(_i, ctx) {
@@ -58,6 +60,7 @@ export const operations: Operation[] = [
     path: '/log/tile/*',
     access: 'public',
     tag: 'log',
+    produces: ['application/octet-stream'],
     summary: 'A tile of the log (c2sp.org/tlog-tiles): /log/tile/<L>/<N>[.p/<W>] (hashes, 32 bytes each) or /log/tile/entries/<N>[.p/<W>] (entry bundle: uint16 length-prefixed receipt digests).',
     input: z.strictObject({ '*': z.string().max(200).describe('<L>/<N>[.p/<W>] or entries/<N>[.p/<W>]') }),
     async handler(input, ctx) {
@@ -76,6 +79,7 @@ export const operations: Operation[] = [
     tag: 'log',
     summary: 'A consistency proof between two tree sizes of the log (RFC 6962 §2.1.2): {oldSize, newSize, proof} with base64 hashes.',
     input: z.strictObject({ old: size.describe('the smaller tree size'), new: size.describe('the larger tree size (at most the current size)') }),
+    output: z.object({ oldSize: z.number().int(), newSize: z.number().int(), proof: z.array(z.string()).describe('base64 SHA-256 hashes, RFC 6962 §2.1.2 order') }),
     async handler(input, ctx) {
       const st = await logState(ctx.app.db);
       assertSizes(input.old, input.new, st.size);
@@ -92,6 +96,7 @@ export const operations: Operation[] = [
     path: '/log/checkpoints/:size',
     access: 'public',
     tag: 'log',
+    produces: ['text/plain'],
     summary: 'The checkpoint the log signed for a tree size (one per seal batch), with its cosignatures.',
     input: z.strictObject({ size: z.string().regex(/^(0|[1-9][0-9]{0,15})$/, 'a tree size') }),
     async handler(input, ctx) {
@@ -107,6 +112,7 @@ export const operations: Operation[] = [
     access: 'user',
     scope: 'machine:read',
     tag: 'log',
+    produces: ['text/plain'],
     summary: "An offline proof that one of the caller's receipts is in the log (c2sp.org/tlog-proof@v1): its index, the inclusion proof and the latest checkpoint with its cosignatures. The leaf is SHA-256 of the receipt's canonical sealed body (receipt.digest).",
     input: z.strictObject({ id: receiptId }),
     async handler(input, ctx) {
@@ -129,6 +135,11 @@ export const operations: Operation[] = [
     tag: 'log',
     summary: `One of the caller's receipts as a Sigstore bundle v0.3: a DSSE envelope around an in-toto Statement v1 (subject: the receipt digest; predicateType ${PREDICATE_TYPE}: solver, method, inputs, seed, value, unit, precision, log index), signed with the node's ECDSA P-256 key from the JWKS (keyed verification: no transparency-log entry, no timestamp).`,
     input: z.strictObject({ id: receiptId }),
+    output: z.looseObject({
+      mediaType: z.string().describe('application/vnd.dev.sigstore.bundle.v0.3+json'),
+      verificationMaterial: z.record(z.string(), z.unknown()),
+      dsseEnvelope: z.looseObject({ payload: z.string().describe('base64 in-toto Statement v1'), payloadType: z.string(), signatures: z.array(z.looseObject({ sig: z.string(), keyid: z.string().optional() })) }),
+    }).describe('a Sigstore bundle v0.3'),
     async handler(input, ctx) {
       const { receipt } = await ownedLogEntry(ctx, input.id);
       return {

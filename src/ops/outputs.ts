@@ -35,6 +35,15 @@ export const Receipt = z.object({
   issuedAt: z.string().describe('ISO 8601 instant of the seal'),
   folder: z.string().describe('the folder it is filed in'),
   chain: ChainLink,
+  issuer: z.string().optional().describe("the node's base URL"),
+  jwks_uri: z.string().optional().describe('the keys that verify checkpoints, attestations and v3 signatures'),
+  digest: z.string().optional().describe("hex SHA-256 of the canonical sealed body: the receipt's entry in the transparency log"),
+  log: z.object({
+    index: z.number().int().describe('the leaf index'),
+    treeSize: z.number().int().describe('the size of the checkpoint the proof leads to'),
+    inclusionProof: z.array(z.string()).describe('base64 hashes, RFC 6962 §2.1.1 order'),
+    checkpoint: z.string().describe('the signed checkpoint (c2sp.org signed note)'),
+  }).optional().describe("the receipt's place in the deployment's transparency log (docs/verify.md)"),
 }).meta({ id: 'Receipt', description: 'Where the sealed answer is filed and anchored.' });
 
 export const SvcState = z.object({

@@ -54,7 +54,8 @@ test('pip installs svc_client offline into a venv of Debian python3, and its pyt
   assert.match(where.stdout, /True/);
 
   // the suite, run outside the source tree so that the installed package is what it tests
-  const tests = await run(py, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', join(CLIENT, 'tests', 'test_client.py')], {
+  // the whole suite: the client's tests and the offline verifier's (tests/test_verify.py)
+  const tests = await run(py, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', join(CLIENT, 'tests')], {
     cwd: dir, timeout: 150_000, maxBuffer: 8 << 20,
     env: { ...process.env, SVC_TEST_NODE: process.execPath, SVC_URL: '', SVC_API_KEY: '' },
   }).catch((e: any) => ({ stdout: String(e.stdout ?? ''), stderr: String(e.stderr ?? e.message), failed: true }));
