@@ -148,6 +148,12 @@ def test_inputs_dict_and_keywords_merge(svc):
     assert r.precision.reference_value is not None
 
 
+def test_the_readme_example(svc):
+    r = svc.solve("quant", S0=100, K=105, T=0.5)
+    assert r.unit == "$" and r.precision.within_bound and "Black-Scholes" in r.precision.reference
+    assert svc.verify(r).valid
+
+
 def test_verify_accepts_the_result_and_refuses_an_edited_copy(svc, heat, tmp_path):
     v = svc.verify(heat)
     assert isinstance(v, Verification) and v.valid and v.proof_valid and v.version == 2, v.reason
