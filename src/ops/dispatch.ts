@@ -11,6 +11,8 @@
 // -ation, -ical…), pure numbers dropped (they are parameter values, not topic words), and adjacent-word
 // bigrams added as extra terms so phrases such as "heat bath", "power flow" or "black scholes"
 // outweigh their single words.
+// A written form only one solver reads (a derivative equation "x' = …": svc_ode) decides before
+// the scores (FORM_CUES).
 // A query whose best score is below REFUSE_BELOW (or that shares no term with any solver), or a
 // weak one whose runner-up is within 10 % of it, is refused with the top candidates rather than
 // dispatched at random.
@@ -39,7 +41,8 @@ const REQUEST_WORDS = new Set(('doing like give gives giving show find compute c
   'about under much many value values result results number numbers s t vs versus again one ' +
   'two three four five six seven eight nine ten simulate simulation model modelling modeling solve solver ' +
   'solution estimate determine what\'s whats it\'s im i\'m').split(/\s+/).filter(Boolean));
-const isDropped = (w: string) => STOP_WORDS.has(w) || REQUEST_WORDS.has(w);
+/** Whether a lower-case word carries no topic (a function word or a request word). */
+export const isDropped = (w: string) => STOP_WORDS.has(w) || REQUEST_WORDS.has(w);
 
 /** Terms of a text: stemmed unigrams plus adjacent bigrams (joined by '_'). */
 export function terms(text: string): string[] {
@@ -106,9 +109,17 @@ export function classify(index: DispatchIndex, query: string): Classification {
   return { ranking, matchedTerms: matched };
 }
 
+/** Written forms that only one solver reads, whatever the words around them: a first-order
+ * derivative equation ("x' = v", "dN/dt = -k*N") is a right-hand side for svc_ode. */
+export const FORM_CUES: [RegExp, string][] = [
+  [/(?:\bd[A-Za-z_]\w*\s*\/\s*dt|\b[A-Za-z_]\w*\s*')\s*=/, 'ode'],
+];
+
 /** Classifies and refuses a query that matches nothing well (400 with the top candidates). */
 export function chooseSolver(index: DispatchIndex, query: string): { solver: string; ranking: Candidate[]; matchedTerms: string[] } {
   const c = classify(index, query);
+  const cue = FORM_CUES.find(([re, name]) => re.test(query) && index.names.includes(name));
+  if (cue) return { solver: cue[1], ranking: c.ranking, matchedTerms: c.matchedTerms };
   const top = c.ranking[0], second = c.ranking[1];
   const weak = !top || top.score < REFUSE_BELOW;
   const ambiguous = !weak && top.score < CLEAR_ABOVE && !!second && top.score - second.score < AMBIGUOUS_MARGIN * top.score;

@@ -30,6 +30,7 @@ async function ownedLogEntry(ctx: Parameters<Operation['handler']>[1], id: strin
 export const operations: Operation[] = [
   defineOp({
     id: 'log.checkpoint',
+    produces: ['text/plain'],
     method: 'GET',
     path: '/log/checkpoint',
     access: 'public',
@@ -43,6 +44,7 @@ export const operations: Operation[] = [
   }),
   defineOp({
     id: 'log.key',
+    produces: ['text/plain'],
     method: 'GET',
     path: '/log/key',
     access: 'public',
@@ -56,6 +58,7 @@ export const operations: Operation[] = [
   }),
   defineOp({
     id: 'log.tile',
+    produces: ['application/octet-stream'],
     method: 'GET',
     path: '/log/tile/*',
     access: 'public',
@@ -92,6 +95,7 @@ export const operations: Operation[] = [
   }),
   defineOp({
     id: 'log.checkpoint-at',
+    produces: ['text/plain'],
     method: 'GET',
     path: '/log/checkpoints/:size',
     access: 'public',
@@ -107,6 +111,7 @@ export const operations: Operation[] = [
   }),
   defineOp({
     id: 'receipts.proof',
+    produces: ['text/plain'],
     method: 'GET',
     path: '/api/receipts/:id/proof',
     access: 'user',

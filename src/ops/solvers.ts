@@ -68,6 +68,8 @@ export function solverInputSchema(ls: LoadedSolver): z.ZodType {
         continue;
       }
       if (merged[k] === undefined) merged[k] = v;
+      // the same field given twice with two values: one of them would be silently ignored
+      else if (merged[k] !== v) ctx.addIssue({ code: 'custom', path: ['inputs', k], message: `'${k}' is also given at the top level (${JSON.stringify(merged[k])}); give it once` });
     }
     return merged;
   }, extended);

@@ -29,6 +29,7 @@ export async function operations(app: App): Promise<Operation[]> {
   return [
     defineOp({
       id: 'witness.add-checkpoint',
+      produces: ['text/plain'],
       method: 'POST',
       path: '/add-checkpoint',
       access: 'public',
@@ -47,6 +48,7 @@ export async function operations(app: App): Promise<Operation[]> {
     }),
     defineOp({
       id: 'witness.key',
+      produces: ['text/plain'],
       method: 'GET',
       path: '/log/witness-key',
       access: 'public',

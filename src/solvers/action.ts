@@ -23,24 +23,47 @@ import {
 } from './lib/symplectic.ts';
 import { rk4Step, rk4Workspace } from './lib/ode.ts';
 import { precisionOf } from './lib/precision.ts';
+import { noEffect, sent, withDefaults } from './lib/no-effect.ts';
 
 const coordinate = z.union([z.number(), z.array(z.number()).length(2)]);
 
+/** defaults of the fields that belong to one system (filled in after the checks, which must see
+ * what the caller sent: nothing is silently ignored, DESIGN §9) */
+const SYSTEM_DEFAULTS = { eccentricity: 0.6, mu: 1, omega: 1, lambda: 1 };
+/** the system each system-specific field belongs to */
+const FIELD_SYSTEM = { eccentricity: 'kepler', mu: 'kepler', omega: 'oscillator', lambda: 'pendulum' } as const;
+
 const input = z.strictObject({
-  system: z.enum(['kepler', 'oscillator', 'pendulum']).default('kepler'),
-  order: z.union([z.literal(2), z.literal(4), z.literal(6), z.literal(8)]).default(4),
-  steps: z.number().int().min(10).max(2_000_000).default(20_000),
-  dt: z.number().positive().max(1e6).default(0.01),
-  eccentricity: z.number().min(0).max(0.98).default(0.6),
-  mu: z.number().positive().default(1),
-  omega: z.number().positive().default(1),
-  lambda: z.number().positive().default(1),
+  system: z.enum(['kepler', 'oscillator', 'pendulum']).default('kepler')
+    .describe('kepler (default): planar orbit, V = −mu/|q|; oscillator: V = omega²q²/2; pendulum: V = lambda(1 − cos q)'),
+  order: z.union([z.literal(2), z.literal(4), z.literal(6), z.literal(8)]).default(4)
+    .describe('2 = leapfrog (Störmer-Verlet), 4, 6, 8 = Yoshida compositions (default 4)'),
+  steps: z.number().int().min(10).max(2_000_000).default(20_000).describe('time steps (10 to 2,000,000; default 20,000)'),
+  dt: z.number().positive().max(1e6).default(0.01).describe('time step (default 0.01)'),
+  eccentricity: z.number().min(0).max(0.98).optional()
+    .describe('kepler only: eccentricity of the default orbit (a = 1, from periapsis; default 0.6); not with q0/p0, which give the orbit themselves'),
+  mu: z.number().positive().optional().describe('kepler only: gravitational parameter (default 1)'),
+  omega: z.number().positive().optional().describe('oscillator only: angular frequency (default 1)'),
+  lambda: z.number().positive().optional().describe('pendulum only: g/ℓ (default 1)'),
   /** kepler: a 2-vector (with p0) overriding the eccentricity orbit; oscillator, pendulum: a number */
-  q0: coordinate.optional(),
-  p0: coordinate.optional(),
-  compare: z.boolean().default(true),
-  sample: z.number().int().min(2).max(500).default(60),
-});
+  q0: coordinate.optional().describe('initial position: kepler, a 2-vector given together with p0 (instead of eccentricity); oscillator, pendulum, a number (default 1)'),
+  p0: coordinate.optional().describe('initial momentum: kepler, a 2-vector given together with q0; oscillator, pendulum, a number (default 0)'),
+  compare: z.boolean().default(true).describe('also run classical RK4 at the same step and report its energy drift (default true)'),
+  sample: z.number().int().min(2).max(500).default(60).describe('points in the series (2 to 500; default 60)'),
+}).superRefine((v, ctx) => {
+  for (const k of sent(v, ['eccentricity', 'mu', 'omega', 'lambda'])) {
+    const owner = FIELD_SYSTEM[k];
+    if (owner !== v.system) noEffect(ctx, k, `when system is '${v.system}': it belongs to the ${owner} system`);
+  }
+  if (v.system === 'kepler' && v.eccentricity !== undefined && (v.q0 !== undefined || v.p0 !== undefined)) {
+    noEffect(ctx, 'eccentricity', 'with q0/p0: they give the orbit; send one or the other');
+  }
+}).overwrite(withDefaults((v) => {
+  const d = SYSTEM_DEFAULTS;
+  if (v.system === 'oscillator') return { omega: d.omega };
+  if (v.system === 'pendulum') return { lambda: d.lambda };
+  return v.q0 !== undefined || v.p0 !== undefined ? { mu: d.mu } : { mu: d.mu, eccentricity: d.eccentricity };
+}));
 
 export type ActionInput = z.infer<typeof input>;
 
@@ -86,7 +109,7 @@ interface SystemSetup {
 function setupSystem(inp: ActionInput): SystemSetup {
   const { system } = inp;
   if (system === 'kepler') {
-    const mu = inp.mu;
+    const mu = inp.mu ?? SYSTEM_DEFAULTS.mu;
     let q: Float64Array, p: Float64Array;
     if (inp.q0 !== undefined || inp.p0 !== undefined) {
       if (!Array.isArray(inp.q0) || !Array.isArray(inp.p0)) {
@@ -95,7 +118,7 @@ function setupSystem(inp: ActionInput): SystemSetup {
       q = Float64Array.from(inp.q0); p = Float64Array.from(inp.p0);
       if (Math.hypot(q[0], q[1]) === 0) throw refuse('INVALID_INPUT', 'kepler q0 must not be the origin');
     } else {
-      const e = inp.eccentricity;
+      const e = inp.eccentricity ?? SYSTEM_DEFAULTS.eccentricity;
       q = Float64Array.of(1 - e, 0);
       p = Float64Array.of(0, Math.sqrt((mu * (1 + e)) / (1 - e)));
     }
@@ -134,17 +157,18 @@ function setupSystem(inp: ActionInput): SystemSetup {
   const q = Float64Array.of((inp.q0 as number | undefined) ?? 1);
   const p = Float64Array.of((inp.p0 as number | undefined) ?? 0);
   if (system === 'oscillator') {
-    const w2 = inp.omega * inp.omega;
+    const omega = inp.omega ?? SYSTEM_DEFAULTS.omega;
+    const w2 = omega * omega;
     return {
       sys: { dim: 1, accel(x, out) { out[0] = -w2 * x[0]; } },
       energy: (x, v) => 0.5 * v[0] * v[0] + 0.5 * w2 * x[0] * x[0],
       q, p,
-      omegaScale: inp.omega,
+      omegaScale: omega,
       stabilityName: 'dt*omega',
-      info: { period: (2 * Math.PI) / inp.omega },
+      info: { period: (2 * Math.PI) / omega },
     };
   }
-  const lam = inp.lambda;
+  const lam = inp.lambda ?? SYSTEM_DEFAULTS.lambda;
   return {
     sys: { dim: 1, accel(x, out) { out[0] = -lam * Math.sin(x[0]); } },
     energy: (x, v) => 0.5 * v[0] * v[0] + lam * (1 - Math.cos(x[0])),

@@ -25,18 +25,25 @@ import { cholesky, choleskySolve, generalizedSmallestEigenvalues, matVec } from 
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { refuse } from '../core/errors.ts';
 import { precisionOf } from './lib/precision.ts';
+import { noEffect } from './lib/no-effect.ts';
 
 const DEFAULT_E = 200e9;
 const DEFAULT_I = 1e-4 / 12; // 0.1 m square: b·h³/12
 
 const input = z.strictObject({
-  ends: z.enum(['pinned-pinned', 'fixed-fixed', 'fixed-free', 'fixed-pinned']).default('pinned-pinned'),
-  EI: z.number().positive().max(1e15).optional().describe('bending stiffness (N·m²)'),
-  E: z.number().positive().max(1e13).optional().describe("Young's modulus (Pa)"),
-  I: z.number().positive().max(1e3).optional().describe('second moment of area (m⁴)'),
+  ends: z.enum(['pinned-pinned', 'fixed-fixed', 'fixed-free', 'fixed-pinned']).default('pinned-pinned')
+    .describe('end supports: pinned-pinned (default), fixed-fixed, fixed-free (clamped at x = 0), fixed-pinned (clamped at x = 0)'),
+  EI: z.number().positive().max(1e15).optional().describe('bending stiffness (N·m²); default E·I. With EI, send neither E nor I, or both (then E·I must equal EI)'),
+  E: z.number().positive().max(1e13).optional().describe("Young's modulus (Pa); default 200e9 when I is given alone. Not alone with EI"),
+  I: z.number().positive().max(1e3).optional().describe('second moment of area (m⁴); default 1e-4/12 (a 100 mm solid square section) when E is given alone. Not alone with EI'),
   L: z.number().min(1e-3).max(1e4).default(3).describe('column length (m)'),
   elements: z.number().int().min(2).max(200).default(24).describe('number of beam elements'),
 }).superRefine((v, ctx) => {
+  // EI wins over E·I: E or I alone beside it would have no effect (DESIGN §9)
+  if (v.EI !== undefined && (v.E === undefined) !== (v.I === undefined)) {
+    const k = v.E !== undefined ? 'E' : 'I';
+    noEffect(ctx, k, `with EI: the stiffness is EI; send EI alone, or E and I (whose product must equal EI)`);
+  }
   if (v.EI !== undefined && v.E !== undefined && v.I !== undefined) {
     const ei = v.E * v.I;
     if (Math.abs(ei - v.EI) > 1e-9 * Math.max(ei, v.EI)) {

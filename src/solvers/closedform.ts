@@ -26,6 +26,7 @@ import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { ellipF, ellipK, jacobi } from './lib/elliptic.ts';
 import { rk4Step, rk4Workspace } from './lib/ode.ts';
 import { precisionOf } from './lib/precision.ts';
+import { noEffectRefusal } from './lib/no-effect.ts';
 
 /** This solver's body has its own `operators` and `inputs`: the engine adds no common fields. */
 export const noCommonFields = true;
@@ -37,9 +38,9 @@ const OMEGA_PULSE = 2 * Math.PI * PULSE_HZ;
 const operatorObject = z.strictObject({
   id: z.string().min(1).max(80),
   /** the term this operator adds: phi (linear), phi^3 (cubic), const; phi^2, sqrt, exp are refused */
-  shape: z.string().max(40).optional(),
+  shape: z.string().max(40).optional().describe('the term this operator adds: phi (to mu2), phi^3 (to lambda) or const (to F); phi^2, sqrt and exp are refused. Without shape the operator only joins the chain (KO42: sets the modulation weight)'),
   /** coefficient of the shaped term (default 1); for KO42 the scale of the modulation amplitude */
-  weight: z.number().optional(),
+  weight: z.number().optional().describe('with shape: the coefficient of the term (default 1); on KO42 without shape: the scale of the modulation amplitude (default 1; linear branches only, once). Not on an operator that has neither'),
 });
 
 const coupling = z.strictObject({
@@ -49,16 +50,16 @@ const coupling = z.strictObject({
 });
 
 const input = z.strictObject({
-  mu2_eff: z.number().optional(),
-  lambda_eff: z.number().optional(),
-  F_eff: z.number().optional(),
-  couplings: z.array(coupling).max(64).optional(),
-  operators: z.array(operatorObject).max(32).optional(),
-  inputs: z.record(z.string(), z.number()).optional(),
-  compile: z.strictObject({ scale: z.number().positive().max(1e12).default(1) }).optional(),
-  phi0: z.number().optional(),
-  dphi0: z.number().optional(),
-  tEnd: z.number().positive().max(1000).optional(),
+  mu2_eff: z.number().optional().describe('linear coefficient mu2 (default −1; inputs.mu2_eff when absent); couplings and phi-shaped operators add to it'),
+  lambda_eff: z.number().optional().describe('cubic coefficient lambda (default 0; inputs.lambda_eff when absent); lambda ≠ 0 is the Duffing branch'),
+  F_eff: z.number().optional().describe('constant force F (default 0; inputs.F_eff when absent)'),
+  couplings: z.array(coupling).max(64).optional().describe('values added to mu2, lambda or F'),
+  operators: z.array(operatorObject).max(32).optional().describe('operators {id, shape?, weight?}: with a shape they add a term; KO42 without shape sets the modulation weight; others only join the chain'),
+  inputs: z.record(z.string(), z.number()).optional().describe('mu2_eff, lambda_eff, F_eff, phi0, dphi0, tEnd as numbers, merged under the top-level fields'),
+  compile: z.strictObject({ scale: z.number().positive().max(1e12).default(1) }).optional().describe('{scale}: multiplies mu2, lambda and F after couplings and operators (default 1)'),
+  phi0: z.number().optional().describe('initial value φ(0) (default 1)'),
+  dphi0: z.number().optional().describe('initial rate φ\'(0) (default 0)'),
+  tEnd: z.number().positive().max(1000).optional().describe('end time (default 10, at most 1000)'),
 });
 
 export type ClosedformInput = z.infer<typeof input>;
@@ -106,7 +107,7 @@ export const descriptor: SolverDescriptor<typeof input> = {
 
 interface Coefficients { mu: number; lam: number; F: number; phi0: number; v0: number; tEnd: number; }
 
-function resolveCoefficients(inp: ClosedformInput): { c: Coefficients; scale: number; epsilon: number; chain: string[] } {
+function resolveCoefficients(inp: ClosedformInput): { c: Coefficients; scale: number; epsilon: number; chain: string[]; koWeightAt: number | null } {
   const extra = inp.inputs ?? {};
   const accepted = new Set<string>(INPUT_KEYS);
   const unknown = Object.keys(extra).filter((k) => !accepted.has(k));
@@ -123,12 +124,23 @@ function resolveCoefficients(inp: ClosedformInput): { c: Coefficients; scale: nu
     if (c.target === 'mu2') mu += c.value; else if (c.target === 'lambda') lam += c.value; else F += c.value;
   }
   let koWeight = 1;
+  /** index of the KO42 operator whose weight sets the modulation, when one is given */
+  let koWeightAt: number | null = null;
   const chain: string[] = [];
-  for (const op of inp.operators ?? []) {
+  for (const [i, op] of (inp.operators ?? []).entries()) {
     chain.push(op.id);
     const id = op.id.toUpperCase();
     if (op.shape === undefined) {
-      if (id === 'KO42' || id === 'KO42-TENSIONED') koWeight = op.weight ?? 1;
+      if (id === 'KO42' || id === 'KO42-TENSIONED') {
+        if (op.weight !== undefined) {
+          if (koWeightAt !== null) throw noEffectRefusal(`operators.${i}.weight`, `beside operators.${koWeightAt}.weight: the KO42 modulation has one weight; send it once`);
+          koWeightAt = i;
+          koWeight = op.weight;
+        }
+      } else if (op.weight !== undefined) {
+        // an operator without a shape only joins the chain; a weight there would change nothing
+        throw noEffectRefusal(`operators.${i}.weight`, `without a shape: operator ${op.id} only joins the chain (give shape phi, phi^3 or const to add a term, or drop the weight)`);
+      }
       continue;
     }
     const shape = op.shape.trim().toLowerCase().replace(/\s+/g, '');
@@ -147,7 +159,7 @@ function resolveCoefficients(inp: ClosedformInput): { c: Coefficients; scale: nu
   const scale = inp.compile?.scale ?? 1;
   const c: Coefficients = { mu: scale * mu, lam: scale * lam, F: scale * F, phi0: pick('phi0'), v0: pick('dphi0'), tEnd };
   if (![c.mu, c.lam, c.F].every(Number.isFinite)) throw refuse('INVALID_INPUT', 'coefficients overflow after compile.scale');
-  return { c, scale, epsilon: KO42_ALPHA * koWeight, chain };
+  return { c, scale, epsilon: KO42_ALPHA * koWeight, chain, koWeightAt };
 }
 
 /** φ(t), φ'(t) of a branch */
@@ -399,7 +411,10 @@ function rk4CrossCheck(c: Coefficients, epsilon: number, modulated: boolean, rat
 }
 
 export const run: SolverRun<ClosedformInput> = (inp, ctx) => {
-  const { c, scale, epsilon, chain } = resolveCoefficients(inp);
+  const { c, scale, epsilon, chain, koWeightAt } = resolveCoefficients(inp);
+  if (c.lam !== 0 && koWeightAt !== null) {
+    throw noEffectRefusal(`operators.${koWeightAt}.weight`, 'on the Duffing branch (lambda ≠ 0): the KO42 first-order perturbation is defined on the linear branches only');
+  }
   const sol = c.lam !== 0 ? duffingBranch(c) : linearBranch(c, epsilon);
   const samples = 201;
   const tSeries: number[] = new Array(samples), phiSeries: number[] = new Array(samples), rkSeries: number[] = new Array(samples);

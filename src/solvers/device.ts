@@ -37,45 +37,64 @@ import { solveTridiagonal } from './lib/tridiag.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun, SolverContext } from './types.ts';
 import { refuse } from '../core/errors.ts';
 import { precisionOf } from './lib/precision.ts';
+import { noEffect, sent, withDefaults } from './lib/no-effect.ts';
 
 export const Q_E = 1.602176634e-19;
 export const K_B = 1.380649e-23;
 export const EPS0 = 8.8541878128e-12;
 export const EPS_SI = 11.7 * EPS0;
 
+/** 2-D plate defaults and PN-junction defaults, filled in after the checks (which must see what
+ * the caller sent: a field of the other problem is a 400, DESIGN §9) */
+const PLATE_DEFAULTS = { ny: 64, Ly: 1e-6, V: 1, kx: 0, precond: 'ssor' as const };
+const PN_DEFAULTS = { ni: 1e16, T: 300 };
+const COMMON_DEFAULTS = { dim: 2 as const };
+/** the plate's default nx: 64, or the most (220) when the space-charge mode needs more than 64 nodes
+ * (8 intervals per half-wavelength, kx > 7): the probe error of a mode is O((kx·h)²), and 8·kx + 1
+ * nodes alone would miss the 0.1 % bound */
+export const plateNx = (kx: number): number => (kx <= 7 ? 64 : 220);
+const PN_WHY = 'in the PN junction (dim 1, or Na/Nd given): it belongs to the 2-D plate problem';
+const PLATE_WHY = 'in the 2-D plate problem: it belongs to the PN junction (dim 1, or Na/Nd given)';
+
 const input = z.strictObject({
-  nx: z.number().int().min(16).max(220).optional().describe('grid nodes along x (2-D default 64; PN junction default 200)'),
-  ny: z.number().int().min(16).max(220).default(64).describe('grid nodes along y (2-D)'),
+  nx: z.number().int().min(16).max(220).optional().describe('grid nodes along x (2-D default 64, or 220 when kx > 7 needs more; PN junction: mesh nodes, default 200)'),
+  ny: z.number().int().min(16).max(220).optional().describe('2-D plates only: grid nodes along y (default 64)'),
   Lx: z.number().positive().max(1).optional().describe('width (m); 2-D default 1e-6; PN: device length, default from the depletion width'),
-  Ly: z.number().positive().max(1).default(1e-6).describe('plate separation (m)'),
-  V: z.number().min(-1e4).max(1e4).default(1).describe('top-plate potential (V)'),
-  kx: z.number().int().min(0).max(32).default(0).describe('space-charge mode along x (0 = empty capacitor)'),
-  dim: z.union([z.literal(1), z.literal(2)]).default(2).describe('1 selects the PN junction'),
-  Na: z.number().min(1e12).max(1e28).optional().describe('acceptor density (m^-3); selects the PN junction'),
-  Nd: z.number().min(1e12).max(1e28).optional().describe('donor density (m^-3)'),
-  ni: z.number().min(1).max(1e24).default(1e16).describe('intrinsic carrier density (m^-3)'),
-  T: z.number().min(1).max(1500).default(300).describe('temperature (K)'),
-  precond: z.enum(['ssor', 'jacobi']).default('ssor').describe('CG preconditioner for the 2-D solve'),
+  Ly: z.number().positive().max(1).optional().describe('2-D plates only: plate separation (m; default 1e-6)'),
+  V: z.number().min(-1e4).max(1e4).optional().describe('2-D plates only: top-plate potential (V; default 1)'),
+  kx: z.number().int().min(0).max(27).optional().describe('2-D plates only: space-charge mode along x (0 = empty capacitor, the default); at most (nx − 1)/8'),
+  dim: z.union([z.literal(1), z.literal(2)]).optional().describe('1 selects the PN junction, 2 the 2-D plates (default 2, unless Na or Nd is given: they select the PN junction, and dim 2 with them is refused)'),
+  Na: z.number().min(1e12).max(1e28).optional().describe('acceptor density (m^-3); selects the PN junction (default 1e22 there)'),
+  Nd: z.number().min(1e12).max(1e28).optional().describe('donor density (m^-3); selects the PN junction (default 1e22 there)'),
+  ni: z.number().min(1).max(1e24).optional().describe('PN junction only: intrinsic carrier density (m^-3; default 1e16)'),
+  T: z.number().min(1).max(1500).optional().describe('PN junction only: temperature (K; default 300)'),
+  precond: z.enum(['ssor', 'jacobi']).optional().describe('2-D plates only: CG preconditioner (default ssor)'),
 }).superRefine((v, ctx) => {
-  const pn = v.dim === 1 || v.Na !== undefined || v.Nd !== undefined;
+  const doped = v.Na !== undefined || v.Nd !== undefined;
+  if (doped && v.dim === 2) noEffect(ctx, 'dim', 'with Na/Nd, which select the 1-D PN junction: send dim 1 or leave dim out');
+  const pn = v.dim === 1 || doped;
   if (!pn) {
-    const nx = v.nx ?? 64;
-    if (v.kx > Math.floor((nx - 1) / 8)) {
+    for (const k of sent(v, ['ni', 'T'])) noEffect(ctx, k, PLATE_WHY);
+    const kx = v.kx ?? PLATE_DEFAULTS.kx;
+    const nx = v.nx ?? plateNx(kx);
+    if (kx > Math.floor((nx - 1) / 8)) {
       ctx.addIssue({ code: 'custom', path: ['kx'], message: `kx must be at most (nx − 1)/8 = ${Math.floor((nx - 1) / 8)} (at least 8 grid intervals per half-wavelength); raise nx` });
     }
     return;
   }
+  for (const k of sent(v, ['ny', 'Ly', 'V', 'kx', 'precond'])) noEffect(ctx, k, PN_WHY);
   const Na = v.Na ?? 1e22;
   const Nd = v.Nd ?? 1e22;
+  const ni = v.ni ?? PN_DEFAULTS.ni;
   for (const [key, val] of [['Na', Na], ['Nd', Nd]] as const) {
-    if (val < 100 * v.ni) {
-      ctx.addIssue({ code: 'custom', path: [key], message: `${key} must be at least 100·ni = ${100 * v.ni} m^-3 (an extrinsic junction)` });
+    if (val < 100 * ni) {
+      ctx.addIssue({ code: 'custom', path: [key], message: `${key} must be at least 100·ni = ${100 * ni} m^-3 (an extrinsic junction)` });
     }
   }
-  if (Math.log(Math.max(Na, Nd) / v.ni) > 600) {
+  if (Math.log(Math.max(Na, Nd) / ni) > 600) {
     ctx.addIssue({ code: 'custom', path: ['ni'], message: 'doping/ni ratio exceeds e^600; the Boltzmann densities overflow' });
   }
-});
+}).overwrite(withDefaults((v) => (v.dim === 1 || v.Na !== undefined || v.Nd !== undefined ? PN_DEFAULTS : { ...PLATE_DEFAULTS, ...COMMON_DEFAULTS })));
 
 export type DeviceInput = z.infer<typeof input>;
 
@@ -258,8 +277,10 @@ export function solvePlates(p: PlateProblem, onIteration?: (it: number, rel: num
 }
 
 function runPlates(inp: DeviceInput, ctx: SolverContext): SolverOutput {
-  const nx = inp.nx ?? 64;
-  const { ny, Ly, V, kx, precond } = inp;
+  const kx = inp.kx ?? PLATE_DEFAULTS.kx;
+  const nx = inp.nx ?? plateNx(kx);
+  const ny = inp.ny ?? PLATE_DEFAULTS.ny, Ly = inp.Ly ?? PLATE_DEFAULTS.Ly, V = inp.V ?? PLATE_DEFAULTS.V;
+  const precond = inp.precond ?? PLATE_DEFAULTS.precond;
   const Lx = inp.Lx ?? 1e-6;
   const n = (ny - 2) * nx;
   let lastReported = 0;
@@ -457,7 +478,7 @@ export function depletionWidth(Na: number, Nd: number, Vbi: number, T: number): 
 function runJunction(inp: DeviceInput, ctx: SolverContext): SolverOutput {
   const Na = inp.Na ?? 1e22;
   const Nd = inp.Nd ?? 1e22;
-  const { ni, T } = inp;
+  const ni = inp.ni ?? PN_DEFAULTS.ni, T = inp.T ?? PN_DEFAULTS.T;
   const nodes = inp.nx ?? 200;
   const VT = (K_B * T) / Q_E;
   const ref = VT * Math.log((Na * Nd) / (ni * ni));

@@ -44,6 +44,8 @@ import type { SolverContext, SolverDescriptor, SolverOutput, SolverRun } from '.
 import { refuse } from '../core/errors.ts';
 
 const DEFAULTS = { beta: 0.3, gamma: 0.1, sigma: 0.2, N: 1e6, I0: 10, days: 365 };
+/** the default I0: 10, or N/10 in a population of 10 or fewer (where 10 would not be below N) */
+const defaultI0 = (N: number): number => (N > DEFAULTS.I0 ? DEFAULTS.I0 : N / 10);
 const FORWARD_ONLY = ['beta', 'gamma', 'sigma', 'N', 'I0', 'days'] as const;
 const MIN_DAYS = 8;
 const MAX_DAYS = 100_000;
@@ -56,9 +58,9 @@ const input = z.strictObject({
   model: z.enum(['sir', 'seir']).default('sir').describe('sir (default) or seir'),
   beta: z.number().gt(0).max(100).optional().describe('forward run: transmission rate per day (default 0.3)'),
   gamma: z.number().gt(0).max(100).optional().describe('forward run: recovery rate per day, 1 / infectious period (default 0.1)'),
-  sigma: z.number().gt(0).max(100).optional().describe('forward run, SEIR only: incubation rate per day, 1 / latent period (default 0.2)'),
+  sigma: z.number().gt(0).max(100).optional().describe('forward run, model seir only (a 400 with sir): incubation rate per day, 1 / latent period (default 0.2)'),
   N: z.number().min(1).max(1e10).optional().describe('forward run: population size (default 1e6)'),
-  I0: z.number().gt(0).optional().describe('forward run: initially infected, 0 < I0 < N (default 10)'),
+  I0: z.number().gt(0).optional().describe('forward run: initially infected, 0 < I0 < N (default 10, or N/10 when N <= 10)'),
   days: z.number().gt(0).max(10000).optional().describe('forward run: simulated days, up to 10,000 (default 365)'),
 }).superRefine((v, ctx) => {
   const rec = v as Record<string, unknown>;
@@ -66,7 +68,8 @@ const input = z.strictObject({
     for (const k of ['population', 'fit'] as const) {
       if (rec[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: `${k} applies only to fitting your cases; send cases or leave ${k} out` });
     }
-    const N = v.N ?? DEFAULTS.N, I0 = v.I0 ?? DEFAULTS.I0;
+    if (v.sigma !== undefined && v.model !== 'seir') ctx.addIssue({ code: 'custom', path: ['sigma'], message: 'has no effect when model is \'sir\': sigma is the SEIR incubation rate; send model \'seir\' or leave sigma out' });
+    const N = v.N ?? DEFAULTS.N, I0 = v.I0 ?? defaultI0(N);
     if (!(I0 < N)) ctx.addIssue({ code: 'custom', path: ['I0'], message: `I0 must be less than N (${N})` });
     return;
   }
@@ -93,8 +96,8 @@ const input = z.strictObject({
   // the forward run's defaults, filled in after the checks (which must see what the caller sent),
   // so the parsed input, the receipt and the derived seed are those of a schema default
   ...v,
-  beta: v.beta ?? DEFAULTS.beta, gamma: v.gamma ?? DEFAULTS.gamma, sigma: v.sigma ?? DEFAULTS.sigma,
-  N: v.N ?? DEFAULTS.N, I0: v.I0 ?? DEFAULTS.I0, days: v.days ?? DEFAULTS.days,
+  beta: v.beta ?? DEFAULTS.beta, gamma: v.gamma ?? DEFAULTS.gamma, ...(v.model === 'seir' ? { sigma: v.sigma ?? DEFAULTS.sigma } : {}),
+  N: v.N ?? DEFAULTS.N, I0: v.I0 ?? defaultI0(v.N ?? DEFAULTS.N), days: v.days ?? DEFAULTS.days,
 }));
 
 export type EpiInput = z.infer<typeof input>;
@@ -154,7 +157,7 @@ export const run: SolverRun<EpiInput> = (inp, ctx): SolverOutput =>
 function runForward(inp: EpiInput, ctx: SolverContext): SolverOutput {
   const { model } = inp;
   const beta = inp.beta ?? DEFAULTS.beta, gamma = inp.gamma ?? DEFAULTS.gamma, sigma = inp.sigma ?? DEFAULTS.sigma;
-  const N = inp.N ?? DEFAULTS.N, I0 = inp.I0 ?? DEFAULTS.I0, days = inp.days ?? DEFAULTS.days;
+  const N = inp.N ?? DEFAULTS.N, I0 = inp.I0 ?? defaultI0(N), days = inp.days ?? DEFAULTS.days;
   const seir = model === 'seir';
   const R0 = beta / gamma;
   const maxRate = Math.max(beta, gamma, seir ? sigma : 0);

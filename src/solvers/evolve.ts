@@ -39,6 +39,7 @@ import { refuse } from '../core/errors.ts';
 import { LjSystem, accumulateRdf, normaliseRdf } from './lib/md.ts';
 import { parseExtendedXyz, parseLammpsData, type Configuration } from './lib/xyz.ts';
 import { precisionOf } from './lib/precision.ts';
+import { noEffectRefusal } from './lib/no-effect.ts';
 
 export const PRESETS = {
   'lj-liquid': { N: 256, rho: 0.8442, T0: 0.72, lattice: 'fcc', equilibrate: 1000 },
@@ -85,10 +86,10 @@ const input = z.strictObject({
   eps: z.number().gt(0).max(100).optional().describe('preset only: LJ well depth ε (default 1)'),
   sig: z.number().min(0.5).max(2).optional().describe('preset only: LJ diameter σ (default 1)'),
   rc: z.number().min(0.5).max(5).default(2.5).describe('cutoff radius (absolute, same units as sig; with a file it must be below half the shortest box side)'),
-  kBond: z.number().gt(0).max(10_000).optional().describe('polymer preset only: bond stiffness (default 30)'),
-  r0Bond: z.number().min(0.5).max(3).optional().describe('polymer preset only: harmonic rest length (default 1) or FENE maximum extension R0 (default 1.5)'),
-  bond: z.enum(['harmonic', 'fene']).optional().describe('polymer preset only: bond type (default harmonic)'),
-  seed: z.number().int().min(0).max(0xffffffff).optional().describe('RNG seed for the initial velocities (default derived from inputs)'),
+  kBond: z.number().gt(0).max(10_000).optional().describe('polymer preset only (a 400 with another preset or a file): bond stiffness (default 30)'),
+  r0Bond: z.number().min(0.5).max(3).optional().describe('polymer preset only (a 400 with another preset or a file): harmonic rest length (default 1) or FENE maximum extension R0 (default 1.5)'),
+  bond: z.enum(['harmonic', 'fene']).optional().describe('polymer preset only (a 400 with another preset or a file): bond type (default harmonic)'),
+  seed: z.number().int().min(0).max(0xffffffff).optional().describe('RNG seed for the initial velocities (default derived from inputs); with a file only together with T0 > 0 and no velocities in the file, the one case that draws them'),
   sample: z.number().int().min(2).max(500).default(40).describe('number of samples in the energy series (2 to 500)'),
 });
 
@@ -96,6 +97,8 @@ const input = z.strictObject({
 const PRESET_ONLY = ['preset', 'N', 'rho', 'equilibrate', 'eps', 'sig', 'kBond', 'r0Bond', 'bond'] as const;
 /** fields that only apply to a user configuration */
 const FILE_ONLY = ['species', 'shift', 'rdfBins', 'rdfStride', 'frameStride', 'energyStride'] as const;
+/** fields of the polymer preset's bonds */
+const POLYMER_ONLY = ['kBond', 'r0Bond', 'bond'] as const;
 
 export type EvolveInput = z.infer<typeof input>;
 
@@ -271,6 +274,10 @@ export const run: SolverRun<EvolveInput> = (inp, ctx): SolverOutput => {
   }
   for (const k of FILE_ONLY) {
     if (given(k)) throw refuse('INVALID_INPUT', `${k} applies only to your own configuration (xyz or lammpsData), not to a preset`, { issues: [{ path: k, message: 'needs xyz or lammpsData' }] });
+  }
+  const preset = inp.preset ?? 'lj-liquid';
+  if (preset !== 'polymer') {
+    for (const k of POLYMER_ONLY) if (given(k)) throw noEffectRefusal(k, `with preset '${preset}': bonds exist only in the polymer preset`);
   }
   return runPreset(inp, ctx);
 };
@@ -519,6 +526,12 @@ function runConfiguration(inp: EvolveInput, ctx: Parameters<SolverRun>[1]): Solv
   } else {
     vel = new Float64Array(3 * N);
     velocitySource = 'zero';
+  }
+  // the seed only draws velocities at T0; otherwise the run uses no random numbers
+  if (inp.seed !== undefined && velocitySource !== 'T0') {
+    throw noEffectRefusal('seed', velocitySource === 'file'
+      ? `with ${file}, whose velocities are used: the seed only draws velocities at T0 when the file has none`
+      : 'without T0 > 0: the seed only draws velocities at T0 (the file has none, so they start at zero)');
   }
   const mix = mixLorentzBerthelot(sp);
   const shift = inp.shift ?? false;

@@ -39,37 +39,47 @@
 import { z } from 'zod';
 import type { SolverContext, SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { precisionOf } from './lib/precision.ts';
+import { noEffect, sent, withDefaults } from './lib/no-effect.ts';
 
 export const DX_M = 1e-3;
 /** dynamic relaxation stops when max |out-of-balance force| < RELAX_TOL · max |bond force| */
 export const RELAX_TOL = 1e-4;
 export const PD_POISSON = 1 / 3;
 
+/** the notched plate's fields, filled in after the checks (which must see what the caller sent:
+ * with the bar they are a 400, DESIGN §9) */
+const PLATE_DEFAULTS = { nx: 32, ny: 16, notchFrac: 0.3 };
+const BAR_WHY = "with the 1-D bar (mode 'bar', or N given): it belongs to the notched plate";
+
 const input = z.strictObject({
-  mode: z.enum(['2d', 'bar']).default('2d'),
-  nx: z.number().int().min(16).max(64).default(32).describe('plate nodes along the load (x)'),
-  ny: z.number().int().min(8).max(40).default(16).describe('plate nodes across (y)'),
-  notchFrac: z.number().min(0.1).max(0.6).default(0.3).describe('edge-notch depth as a fraction of the plate width H'),
+  mode: z.enum(['2d', 'bar']).optional().describe("'2d' (default): notched plate; 'bar': 1-D bar (N selects it too; mode '2d' with N is refused)"),
+  nx: z.number().int().min(16).max(64).optional().describe('plate only: nodes along the load (x; default 32)'),
+  ny: z.number().int().min(8).max(40).optional().describe('plate only: nodes across (y; default 16)'),
+  notchFrac: z.number().min(0.1).max(0.6).optional().describe('plate only: edge-notch depth as a fraction of the plate width H (default 0.3)'),
   horizonM: z.number().min(2).max(4).default(3).describe('horizon δ in grid spacings'),
-  N: z.number().int().min(20).max(4000).optional().describe('1-D node count; selects the bar'),
+  N: z.number().int().min(20).max(4000).optional().describe('1-D node count; selects the bar (default 100 there)'),
   E: z.number().min(1e3).max(1e13).default(70e9).describe("Young's modulus (Pa)"),
   strain: z.number().min(1e-7).max(0.5).default(1.5e-3).describe('final applied strain'),
   s0: z.number().min(1e-7).max(0.5).default(1e-3).describe('critical bond stretch'),
   sf: z.number().min(1e-7).max(1).optional().describe('final stretch of the softening law (default s0: brittle)'),
-  loadSteps: z.number().int().min(1).max(200).default(10),
+  loadSteps: z.number().int().min(1).max(200).default(10).describe('equal load increments up to strain'),
   relaxIters: z.number().int().min(10).max(5000).default(1000).describe('dynamic-relaxation iterations per load step (at most)'),
 }).superRefine((v, ctx) => {
   if (v.sf !== undefined && v.sf < v.s0) {
     ctx.addIssue({ code: 'custom', path: ['sf'], message: `sf must be at least s0 = ${v.s0}` });
   }
   const bar = v.mode === 'bar' || v.N !== undefined;
-  const nodes = bar ? (v.N ?? 100) : v.nx * v.ny;
+  if (bar) {
+    if (v.mode === '2d') noEffect(ctx, 'mode', "with N, which selects the 1-D bar: send mode 'bar' or leave mode out");
+    for (const k of sent(v, ['nx', 'ny', 'notchFrac'])) noEffect(ctx, k, BAR_WHY);
+  }
+  const nodes = bar ? (v.N ?? 100) : (v.nx ?? PLATE_DEFAULTS.nx) * (v.ny ?? PLATE_DEFAULTS.ny);
   const perNode = bar ? 2 * Math.ceil(v.horizonM) : Math.PI * (v.horizonM + 0.5) ** 2;
   const work = nodes * perNode * v.loadSteps * v.relaxIters;
   if (work > 1e9) {
     ctx.addIssue({ code: 'custom', path: ['relaxIters'], message: `nodes × bonds × loadSteps × relaxIters = ${work.toExponential(2)} exceeds the work limit 1e9; lower loadSteps or relaxIters` });
   }
-});
+}).overwrite(withDefaults((v) => (v.mode === 'bar' || v.N !== undefined ? { mode: 'bar' as const } : { mode: '2d' as const, ...PLATE_DEFAULTS })));
 
 export type FractureInput = z.infer<typeof input>;
 
@@ -514,13 +524,14 @@ export const run: SolverRun<FractureInput> = (inp, ctx): SolverOutput => {
   }
 
   // 2-D: calibration run on the uncracked plate (first load step), then the notched plate
-  const plain = buildModel(2, inp.nx, inp.ny, m, inp.E, null);
+  const nx = inp.nx ?? PLATE_DEFAULTS.nx, ny = inp.ny ?? PLATE_DEFAULTS.ny, notchFrac = inp.notchFrac ?? PLATE_DEFAULTS.notchFrac;
+  const plain = buildModel(2, nx, ny, m, inp.E, null);
   const calib = loadHistory(plain, inp, sf, 1, ctx, 0, 0.1).history;
   const eps1 = inp.strain / inp.loadSteps;
   const ref = inp.E * eps1;
   const calibStress = calib.stress[0];
   const calibBroken = calib.brokenFraction[0];
-  const model = buildModel(2, inp.nx, inp.ny, m, inp.E, inp.notchFrac);
+  const model = buildModel(2, nx, ny, m, inp.E, notchFrac);
   const { history, u } = loadHistory(model, inp, sf, inp.loadSteps, ctx, 0.1, 0.9);
   let peak = -Infinity, peakStep = 0;
   for (let k = 0; k < history.stress.length; k++) if (history.stress[k] > peak) { peak = history.stress[k]; peakStep = k; }
@@ -533,14 +544,14 @@ export const run: SolverRun<FractureInput> = (inp, ctx): SolverOutput => {
     nodeBonds[model.bi[b]]++; nodeBonds[model.bj[b]]++;
     if (model.broken[b]) { nodeBroken[model.bi[b]]++; nodeBroken[model.bj[b]]++; }
   }
-  let crackTipY = inp.notchFrac * model.widthM;
+  let crackTipY = notchFrac * model.widthM;
   for (let k = 0; k < model.nodes; k++) {
     const d = nodeBroken[k] / Math.max(nodeBonds[k], 1);
     if (d >= 0.35 && model.grip[k] === 0 && model.x[2 * k + 1] > crackTipY) crackTipY = model.x[2 * k + 1] + DX_M / 2;
   }
   const G0 = (9 * inp.E * model.deltaM * inp.s0 * inp.s0) / (4 * Math.PI);
-  const aCrack = inp.notchFrac * model.widthM;
-  const griffith = Math.sqrt(inp.E * G0) / (edgeCrackFactor(inp.notchFrac) * Math.sqrt(Math.PI * aCrack));
+  const aCrack = notchFrac * model.widthM;
+  const griffith = Math.sqrt(inp.E * G0) / (edgeCrackFactor(notchFrac) * Math.sqrt(Math.PI * aCrack));
   const errorPct = (Math.abs(calibStress - ref) / ref) * 100;
   const boundPct = 2;
   let maxDisp = 0;

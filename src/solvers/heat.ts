@@ -31,6 +31,7 @@ import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverRun, SolverOutput, Stability } from './types.ts';
 import { factorConstantTridiagonal, solveFactored, solveFactoredBatch } from './lib/tridiag.ts';
 import { relErrPct, precisionOf } from './lib/precision.ts';
+import { noEffect, withDefaults } from './lib/no-effect.ts';
 import {
   userFields, EXPR_MAX_LENGTH, checkModeConflicts, prepareUserProblem, checkWork, workOf, Grid, Recorder, fillField,
   explicitUpdate, evalSource, LineSolver, addImplicitBoundary, richardson, type UserProblem, type GridRun,
@@ -40,21 +41,24 @@ const input = z.strictObject({
   method: z.enum(['explicit', 'implicit']).default('implicit')
     .describe('explicit = FTCS; implicit = Crank-Nicolson (1-D) or ADI Peaceman-Rachford (2-D)'),
   nx: z.number().int().min(8).max(128).default(64).describe('grid intervals along x (dx = 1/nx)'),
-  ny: z.number().int().min(8).max(128).default(64).describe('grid intervals along y (dy = 1/ny); 2-D only'),
-  kx: z.number().int().min(1).max(127).optional().describe('x wavenumber of the initial mode sin(kx·π·x) (default 1; analytic mode only)'),
-  ky: z.number().int().min(1).max(127).optional().describe('y wavenumber of the initial mode sin(ky·π·y) (default 1; analytic mode only)'),
+  ny: z.number().int().min(8).max(128).optional().describe('dim 2 only (a 400 with dim 1): grid intervals along y (dy = 1/ny, or Ly/ny in the user mode; default 64)'),
+  kx: z.number().int().min(1).max(127).optional().describe('x wavenumber of the initial mode sin(kx·π·x) (default 1; analytic mode with dim 2 only: dim 1 takes mode)'),
+  ky: z.number().int().min(1).max(127).optional().describe('y wavenumber of the initial mode sin(ky·π·y) (default 1; analytic mode with dim 2 only)'),
   alpha: z.number().positive().max(1000).default(1).describe('diffusivity α (m²/s)'),
   dt: z.number().positive().max(10).default(5e-5).describe('time step (s)'),
   steps: z.number().int().min(1).max(20000).default(1000).describe('number of time steps'),
   dim: z.number().int().min(1).max(2).default(2).describe('1 selects the 1-D bar, 2 the unit square'),
-  mode: z.number().int().min(1).max(127).optional().describe('1-D mode number: initial sin(mode·π·x) (default 1; analytic mode only)'),
+  mode: z.number().int().min(1).max(127).optional().describe('1-D mode number: initial sin(mode·π·x) (default 1; analytic mode with dim 1 only: dim 2 takes kx, ky)'),
   // user mode (docs/solvers-fields-a.md, "heat and wave: the user mode")
   ...userFields,
   source: z.string().min(1).max(EXPR_MAX_LENGTH).optional()
     .describe('user mode: source f in u_t = alpha*laplacian(u) + f, an expression in x, y (2-D), t and u; '
       + 'a u-dependent source is extrapolated in time in the implicit schemes (explicit in u)')
     .meta({ examples: ['sin(pi*x)*exp(-t)', '10*u*(1-u)'] }),
-});
+}).superRefine((v, ctx) => {
+  // nothing is silently ignored (DESIGN §9): the 1-D bar has no y grid
+  if (v.dim === 1 && v.ny !== undefined) noEffect(ctx, 'ny', 'with dim 1: the bar has no y direction');
+}).overwrite(withDefaults((v) => (v.dim === 1 ? {} : { ny: 64 })));
 
 export type HeatInput = z.infer<typeof input>;
 
@@ -147,7 +151,7 @@ export const run: SolverRun<HeatInput> = (inp, ctx): SolverOutput => {
     }
   }
   const nx = inp.nx;
-  const ny = oneD ? 1 : inp.ny;
+  const ny = oneD ? 1 : inp.ny ?? 64;
   const kx = oneD ? inp.mode ?? 1 : inp.kx ?? 1;
   const ky = oneD ? 0 : inp.ky ?? 1;
   if (kx >= nx) {
@@ -417,8 +421,9 @@ function heatOnGrid(P: UserProblem, g: Grid, base: Grid, alpha: number, dt: numb
 
 function runUser(inp: HeatInput, ctx: Parameters<SolverRun>[1]): SolverOutput {
   const dim = inp.dim === 1 ? 1 : 2;
-  const P = prepareUserProblem(inp, { dim, nx: inp.nx, ny: inp.ny });
-  const { alpha, dt, steps, nx, ny } = inp;
+  const { alpha, dt, steps, nx } = inp;
+  const ny = inp.ny ?? 64;
+  const P = prepareUserProblem(inp, { dim, nx, ny });
   const base = new Grid(P, nx, ny);
   const rx = alpha * dt / (base.ax.h * base.ax.h);
   const ry = dim === 2 ? alpha * dt / (base.ay.h * base.ay.h) : 0;

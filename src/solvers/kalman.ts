@@ -82,6 +82,22 @@ function shapeOf(m: MatIn): [number, number] {
   return typeof m === 'number' ? [1, 1] : [m.length, m[0]?.length ?? 0];
 }
 
+const identityOf = (n: number, s = 1): number[][] => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? s : 0)));
+
+/** The simulated system's F, H, Q, R, each the caller's or a default that fits the others (a
+ * default is never invalid for a legal value of another field, issue 18): F [[1, 1], [0, 1]]; H
+ * observes the first state ([[1, 0]] for the default F); Q is the constant-velocity noise for n = 2
+ * and 0.01·I otherwise; R is [[1]] for one measurement and I otherwise. */
+function simulatedModel(v: { F?: MatIn; H?: MatIn; Q?: MatIn; R?: MatIn }): { F: MatIn; H: MatIn; Q: MatIn; R: MatIn } {
+  const F = v.F ?? DEFAULTS.F;
+  const n = shapeOf(F)[0];
+  const H = v.H ?? (n === 2 ? DEFAULTS.H : [Array.from({ length: Math.max(n, 1) }, (_, j) => (j === 0 ? 1 : 0))]);
+  const Q = v.Q ?? (n === 2 ? DEFAULTS.Q : identityOf(Math.max(n, 1), 0.01));
+  const m = shapeOf(H)[0];
+  const R = v.R ?? (m === 1 ? DEFAULTS.R : identityOf(Math.max(m, 1)));
+  return { F, H, Q, R };
+}
+
 const SIMULATED_ONLY = ['steps', 'seed'] as const;
 const USER_ONLY = ['controls', 'B', 'smooth'] as const;
 const USER_REQUIRED = ['F', 'H', 'Q', 'R', 'x0', 'P0'] as const;
@@ -94,9 +110,9 @@ const input = z.strictObject({
   B: matrix.optional().describe('with controls: control matrix (n x l)').meta({ examples: [[[0.5], [1]]] }),
   smooth: z.boolean().optional().describe('with measurements: also return the Rauch-Tung-Striebel smoothed states (default false)'),
   F: matrix.optional().describe('state transition matrix (n x n, or a number for n = 1; n <= 8). Simulated system default [[1, 1], [0, 1]]'),
-  H: matrix.optional().describe('observation matrix (m x n, or a number). Simulated system default [[1, 0]]'),
-  Q: matrix.optional().describe('process noise covariance (n x n, symmetric PSD). Simulated system default [[0.01/3, 0.01/2], [0.01/2, 0.01]]'),
-  R: matrix.optional().describe('measurement noise covariance (m x m, symmetric positive definite). Simulated system default [[1]]'),
+  H: matrix.optional().describe('observation matrix (m x n, or a number). Simulated system default: the first state, [1, 0, …, 0] of width n ([[1, 0]] for the default F)'),
+  Q: matrix.optional().describe('process noise covariance (n x n, symmetric PSD). Simulated system default [[0.01/3, 0.01/2], [0.01/2, 0.01]] for n = 2, 0.01·I otherwise'),
+  R: matrix.optional().describe('measurement noise covariance (m x m, symmetric positive definite). Simulated system default [[1]] for one measurement, I (m x m) otherwise'),
   P0: matrix.optional().describe('with measurements: the prior covariance before the first measurement (required). Simulated system: initial error covariance (default identity)'),
   x0: vector.optional().describe('with measurements: the prior mean before the first measurement (required). Simulated system: initial true state (default zeros; the filter starts from zero)'),
   steps: z.number().int().min(10).max(100_000).optional().describe('simulated system: filter steps (default 500)'),
@@ -132,7 +148,7 @@ const input = z.strictObject({
   if (['F', 'H', 'Q', 'R', 'P0', 'B'].some((k) => empty(rec[k]))) return;
   if (['F', 'H', 'Q', 'R', 'P0', 'B'].some((k) => ragged(k, rec[k] as MatIn | undefined))) return;
   if (user && USER_REQUIRED.some((k) => rec[k] === undefined)) return;
-  const F = v.F ?? DEFAULTS.F, H = v.H ?? DEFAULTS.H, Q = v.Q ?? DEFAULTS.Q, R = v.R ?? DEFAULTS.R;
+  const { F, H, Q, R } = simulatedModel(v);
   const [fr, fc] = shapeOf(F);
   if (fr !== fc) { ctx.addIssue({ code: 'custom', path: ['F'], message: `F must be square (got ${fr}x${fc})` }); return; }
   const n = fr;
@@ -182,7 +198,7 @@ const input = z.strictObject({
 }).overwrite((v) => (v.measurements !== undefined ? v : {
   // the simulated system's defaults, filled in after the checks (which must see what the caller
   // sent), so the parsed input, the receipt and the derived seed are those of a schema default
-  ...v, F: v.F ?? DEFAULTS.F, H: v.H ?? DEFAULTS.H, Q: v.Q ?? DEFAULTS.Q, R: v.R ?? DEFAULTS.R, steps: v.steps ?? DEFAULTS.steps,
+  ...v, ...simulatedModel(v), steps: v.steps ?? DEFAULTS.steps,
 }));
 
 export type KalmanInput = z.infer<typeof input>;
@@ -284,8 +300,9 @@ export const run: SolverRun<KalmanInput> = (inp, ctx): SolverOutput =>
   inp.measurements !== undefined ? runMeasurements(inp, ctx) : runSimulated(inp, ctx);
 
 function runSimulated(inp: KalmanInput, ctx: SolverContext): SolverOutput {
-  const F = M.fromNested(inp.F ?? DEFAULTS.F), H = M.fromNested(inp.H ?? DEFAULTS.H);
-  const Q = M.fromNested(inp.Q ?? DEFAULTS.Q), R = M.fromNested(inp.R ?? DEFAULTS.R);
+  const model = simulatedModel(inp);
+  const F = M.fromNested(model.F), H = M.fromNested(model.H);
+  const Q = M.fromNested(model.Q), R = M.fromNested(model.R);
   const n = F.rows, m = H.rows;
   const P0 = inp.P0 !== undefined ? M.fromNested(inp.P0) : M.identity(n);
   const steps = inp.steps ?? DEFAULTS.steps;

@@ -26,6 +26,7 @@ import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { rk4Step, rk4Workspace } from './lib/ode.ts';
 import { Modulation, buoyantGravity, operatorWeights, type LocationName, type MediumName } from './solve.ts';
 import { precisionOf } from './lib/precision.ts';
+import { noEffect, sent, withDefaults } from './lib/no-effect.ts';
 
 export const G_NEWTON = 6.674e-11;
 const PENDULUM_LENGTH = 1;
@@ -37,36 +38,56 @@ const BOUND_PCT = 0.1;
 const vector = z.array(z.number().min(-1e30).max(1e30)).min(2).max(3);
 
 const body = z.strictObject({
-  mass: z.number().positive().max(1e40),
-  location: z.enum(['earth', 'mars', 'moon', 'jupiter', 'sun']).optional(),
-  medium: z.enum(['air', 'water', 'vacuum']).optional(),
-  object: z.string().max(200).optional(),
+  mass: z.number().positive().max(1e40).describe('kg'),
+  location: z.enum(['earth', 'mars', 'moon', 'jupiter', 'sun']).optional().describe('oscillator mode only: where the pendulum hangs (default earth)'),
+  medium: z.enum(['air', 'water', 'vacuum']).optional().describe('oscillator mode only: the medium, for buoyancy (default air)'),
+  object: z.string().max(200).optional().describe('a label, kept in the receipt'),
   /** oscillator mode: initial field value (default 1 for the first body, 0 for the others) */
-  phi0: z.number().min(-1e12).max(1e12).optional(),
+  phi0: z.number().min(-1e12).max(1e12).optional().describe('oscillator mode only: initial field value (default 1 for the first body, 0 for the others)'),
   /** oscillator mode: initial field rate (default 0) */
-  dphi0: z.number().min(-1e12).max(1e12).optional(),
+  dphi0: z.number().min(-1e12).max(1e12).optional().describe('oscillator mode only: initial field rate (default 0)'),
   /** metres; [x, y] or [x, y, z] */
-  position: vector.optional(),
+  position: vector.optional().describe('metres, [x, y] or [x, y, z]; a position on every body selects gravity mode (a position on only some of them is refused)'),
   /** m/s; [vx, vy] or [vx, vy, vz]; gravity mode only (default at rest) */
-  velocity: vector.optional(),
+  velocity: vector.optional().describe('m/s, [vx, vy] or [vx, vy, vz]; gravity mode only (default at rest)'),
 });
 
+/** fields of one regime, filled in after the checks (which must see what the caller sent: a field
+ * of the other regime is a 400, DESIGN §9) */
+const OSCILLATOR_DEFAULTS = { alpha: 1, beta: 0, pairwiseCoupling: 0.05, useOperatorModules: true, normalizeOperators: true, coreOnly: false };
+const GRAVITY_DEFAULTS = { pairwiseSoftening: 1e-6 };
+const GRAVITY_WHY = 'in gravity mode (every body has a position): it belongs to the coupled oscillators';
+
 const input = z.strictObject({
-  prompt: z.string().min(1).max(500),
-  bodies: z.array(body).min(2).max(16),
-  alpha: z.number().min(-1e9).max(1e9).default(1),
-  beta: z.number().min(-1e9).max(1e9).default(0),
-  koSettings: z.record(z.string().max(80), z.number().min(-1e9).max(1e9)).optional(),
+  prompt: z.string().min(1).max(500).describe('what is simulated, in words (kept in the receipt)'),
+  bodies: z.array(body).min(2).max(16).describe('2 to 16 bodies; a position on every body selects Newtonian gravity, none the coupled master-field oscillators'),
+  alpha: z.number().min(-1e9).max(1e9).optional().describe('oscillator mode only: KO42 modulation amplitude scale (default 1)'),
+  beta: z.number().min(-1e9).max(1e9).optional().describe('oscillator mode only: constant part of the modulation κ (default 0)'),
+  koSettings: z.record(z.string().max(80), z.number().min(-1e9).max(1e9)).optional().describe('oscillator mode only: operator weights (KO42 core and modules)'),
   /** seconds; default 10 s (oscillators) or one period of the tightest pair (gravity) */
   tMax: z.number().positive().max(1e18).optional(),
   /** seconds; default 0.01 s (oscillators) or 1/2000 of the tightest pair's period (gravity) */
   dt: z.number().positive().max(1e16).optional(),
-  pairwiseCoupling: z.number().min(0).max(1e6).default(0.05),
-  pairwiseSoftening: z.number().min(0).max(1e30).default(1e-6),
-  useOperatorModules: z.boolean().default(true),
-  normalizeOperators: z.boolean().default(true),
-  coreOnly: z.boolean().default(false),
-});
+  pairwiseCoupling: z.number().min(0).max(1e6).optional().describe('oscillator mode only: spring coupling between the oscillators (default 0.05)'),
+  pairwiseSoftening: z.number().min(0).max(1e30).optional().describe('gravity mode only: Plummer softening length ε in metres (default 1e-6)'),
+  useOperatorModules: z.boolean().optional().describe('oscillator mode only: use the koSettings modules (default true)'),
+  normalizeOperators: z.boolean().optional().describe('oscillator mode only: divide the operator weights by Σ|w| (default true)'),
+  coreOnly: z.boolean().optional().describe('oscillator mode only: the KO42 core alone, modules dropped (default false)'),
+}).superRefine((v, ctx) => {
+  const placed = v.bodies.filter((b) => b.position !== undefined).length;
+  if (placed === v.bodies.length) {
+    for (const k of sent(v, ['alpha', 'beta', 'koSettings', 'pairwiseCoupling', 'useOperatorModules', 'normalizeOperators', 'coreOnly'])) noEffect(ctx, k, GRAVITY_WHY);
+    v.bodies.forEach((b, i) => {
+      for (const k of sent(b, ['location', 'medium', 'phi0', 'dphi0'])) noEffect(ctx, `bodies.${i}.${k}`, GRAVITY_WHY);
+    });
+    return;
+  }
+  const why = placed ? `unless every body has a position (gravity mode); ${v.bodies.length - placed} of ${v.bodies.length} have none, so these are coupled oscillators` : 'in oscillator mode (no body has a position): it belongs to gravity mode';
+  if (v.pairwiseSoftening !== undefined) noEffect(ctx, 'pairwiseSoftening', why);
+  v.bodies.forEach((b, i) => {
+    for (const k of sent(b, ['position', 'velocity'])) noEffect(ctx, `bodies.${i}.${k}`, why);
+  });
+}).overwrite(withDefaults((v) => (v.bodies.every((b) => b.position !== undefined) ? GRAVITY_DEFAULTS : OSCILLATOR_DEFAULTS)));
 
 export type MultibodyInput = z.infer<typeof input>;
 
@@ -125,7 +146,8 @@ function sampleMarks(steps: number): Int32Array {
 function runGravity(inp: MultibodyInput, progress: (f: number) => void): SolverOutput {
   const bodies = inp.bodies;
   const N = bodies.length;
-  const eps2 = inp.pairwiseSoftening * inp.pairwiseSoftening;
+  const softening = inp.pairwiseSoftening ?? GRAVITY_DEFAULTS.pairwiseSoftening;
+  const eps2 = softening * softening;
   const mass = Float64Array.from(bodies, (b) => b.mass);
   const y = new Float64Array(6 * N); // [x y z] for all bodies, then [vx vy vz] for all bodies
   const dim3 = bodies.some((b) => (b.position?.length ?? 2) === 3 || (b.velocity?.length ?? 2) === 3);
@@ -260,7 +282,7 @@ function runGravity(inp: MultibodyInput, progress: (f: number) => void): SolverO
       mode: 'gravity',
       bodies: N,
       G: G_NEWTON,
-      softening: inp.pairwiseSoftening,
+      softening,
       tMax, dt: h, steps,
       initialEnergy: e0.E,
       finalEnergy: e1.E,
@@ -374,6 +396,12 @@ function keplerTracker(y: Float64Array, mass: Float64Array, E: number, eps2: num
 // ---- coupled master-field oscillators ------------------------------------------------------
 
 function runOscillators(inp: MultibodyInput, progress: (f: number) => void): SolverOutput {
+  const d = OSCILLATOR_DEFAULTS;
+  const o = {
+    alpha: inp.alpha ?? d.alpha, beta: inp.beta ?? d.beta, useOperatorModules: inp.useOperatorModules ?? d.useOperatorModules,
+    normalizeOperators: inp.normalizeOperators ?? d.normalizeOperators, coreOnly: inp.coreOnly ?? d.coreOnly,
+  };
+  const coupling = inp.pairwiseCoupling ?? d.pairwiseCoupling;
   const bodies = inp.bodies;
   const N = bodies.length;
   const mass = Float64Array.from(bodies, (b) => b.mass);
@@ -381,10 +409,10 @@ function runOscillators(inp: MultibodyInput, progress: (f: number) => void): Sol
     buoyantGravity((b.location ?? 'earth') as LocationName, (b.medium ?? 'air') as MediumName) / PENDULUM_LENGTH);
   const K = new Float64Array(N * N);
   for (let i = 0; i < N; i++) for (let j = 0; j < N; j++) {
-    if (i !== j) K[i * N + j] = inp.pairwiseCoupling * 0.5 * (mass[i] * omega2[i] + mass[j] * omega2[j]);
+    if (i !== j) K[i * N + j] = coupling * 0.5 * (mass[i] * omega2[i] + mass[j] * omega2[j]);
   }
-  const ow = operatorWeights(inp.koSettings, { useOperatorModules: inp.useOperatorModules, normalizeOperators: inp.normalizeOperators, coreOnly: inp.coreOnly });
-  const mod = new Modulation(inp.alpha, inp.beta, ow.weights, 1);
+  const ow = operatorWeights(inp.koSettings, { useOperatorModules: o.useOperatorModules, normalizeOperators: o.normalizeOperators, coreOnly: o.coreOnly });
+  const mod = new Modulation(o.alpha, o.beta, ow.weights, 1);
   const tMax = inp.tMax ?? 10;
   const dt = inp.dt ?? 0.01;
   const steps = stepCount(tMax, dt, (N * (N - 1)) / 2);
@@ -484,11 +512,11 @@ function runOscillators(inp: MultibodyInput, progress: (f: number) => void): Sol
       momentumDrift,
       momentumNote: 'drift of P - J (J = impulse of the on-site forces; the pairwise springs conserve P)',
       omega: Array.from(omega2, Math.sqrt),
-      pairwiseCoupling: inp.pairwiseCoupling,
+      pairwiseCoupling: coupling,
       couplingStiffness: Array.from({ length: N }, (_, i) => Array.from(K.subarray(i * N, i * N + N))),
       phi: Array.from(y.subarray(0, N)),
       dphi: Array.from(y.subarray(N, 2 * N)),
-      modulation: { applied: true, alpha: inp.alpha, beta: inp.beta, weights, ignoredOperators: ow.ignored },
+      modulation: { applied: true, alpha: o.alpha, beta: o.beta, weights, ignoredOperators: ow.ignored },
     },
     precision: precisionOf({
       errorPct,

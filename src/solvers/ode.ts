@@ -18,6 +18,8 @@ import { solveIvp, type IvpEvent, type IvpResult, type IvpSystem } from './lib/i
 import { precisionOf } from './lib/precision.ts';
 import { compileSystem } from './lib/expr.ts';
 import { refuse } from '../core/errors.ts';
+import { compileSafe } from '../core/sandbox.ts';
+import { noEffectRefusal } from './lib/no-effect.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 
 const MAX_STATES = 100;
@@ -47,7 +49,7 @@ const input = z.strictObject({
     .meta({ examples: [{ x: 'y', y: 'mu*(1 - x^2)*y - x' }, { y1: '-0.04*y1 + 1e4*y2*y3', y2: '0.04*y1 - 1e4*y2*y3 - 3e7*y2^2', y3: '3e7*y2^2' }] }),
   y0: z.record(nameKey, finite).default({ x: 1, v: 0 }).describe('state name → initial value at tSpan[0]; the same keys as equations (default {x: 1, v: 0})')
     .meta({ examples: [{ x: 2, y: 0 }, { y1: 1, y2: 0, y3: 0 }] }),
-  params: z.record(nameKey, finite).default({}).describe('parameter name → constant value').meta({ examples: [{ mu: 1000 }] }),
+  params: z.record(nameKey, finite).default({}).describe('parameter name → constant value; each must be used by an equation, event or invariant').meta({ examples: [{ mu: 1000 }] }),
   tSpan: z.tuple([finite, finite]).default([0, 10]).describe('[t0, t1], t1 > t0 (default [0, 10])'),
   tEval: z.array(finite).min(1).max(MAX_TEVAL).optional()
     .describe('output times, strictly increasing, inside tSpan (default: `sample` evenly spaced points); not together with sample'),
@@ -68,7 +70,7 @@ const input = z.strictObject({
   maxSteps: z.number().int().min(10).max(1_000_000).default(100_000)
     .describe('cap on accepted steps (evaluations of f are capped at 40× this; the error-estimate re-solve gets 10× both)'),
   boundPct: z.number().gt(0).max(100).default(0.1).describe('largest acceptable estimated relative error at tEnd, in percent'),
-  sample: z.number().int().min(2).max(2000).optional().describe('number of evenly spaced output times when tEval is not given (default 101)'),
+  sample: z.number().int().min(2).max(2000).optional().describe('number of evenly spaced output times (default 101); not with tEval, which gives the times itself'),
 });
 
 export type OdeInput = z.infer<typeof input>;
@@ -165,6 +167,9 @@ export const run: SolverRun<OdeInput> = (inp, ctx): SolverOutput => {
     if (s in params) throw refuse('INVALID_INPUT', `params: '${s}' is also a state`);
   }
   for (const k of Object.keys(params)) if (RESERVED.has(k)) throw refuse('INVALID_INPUT', `params: '${k}' cannot be a parameter name (reserved)`);
+  // a parameter no expression reads would be echoed in the receipt without any effect (DESIGN §9)
+  const unused = unusedParams(params, [...Object.values(inp.equations), ...inp.events.map((e) => e.expr), ...Object.values(inp.invariants)]);
+  if (unused.length) throw noEffectRefusal(`params.${unused[0]}`, `as no equation, event or invariant reads '${unused[0]}'${unused.length > 1 ? ` (nor ${unused.slice(1).map((k) => `'${k}'`).join(', ')})` : ''}`);
   const [t0, t1] = inp.tSpan;
   if (!(t1 > t0)) throw refuse('INVALID_INPUT', `tSpan: t1 (${t1}) must be greater than t0 (${t0})`);
   if (Math.max(Math.abs(t0), Math.abs(t1)) > 1e15) throw refuse('INVALID_INPUT', 'tSpan: |t| must not exceed 1e15');
@@ -178,7 +183,7 @@ export const run: SolverRun<OdeInput> = (inp, ctx): SolverOutput => {
   // output times
   let tEval: Float64Array;
   if (inp.tEval) {
-    if (inp.sample !== undefined) throw refuse('INVALID_INPUT', 'sample: has no effect when tEval is given (send one of them)');
+    if (inp.sample !== undefined) throw noEffectRefusal('sample', 'when tEval is given (send one of them)');
     tEval = Float64Array.from(inp.tEval);
     for (let k = 0; k < tEval.length; k++) {
       if (tEval[k] < t0 || tEval[k] > t1) throw refuse('INVALID_INPUT', `tEval[${k}] = ${tEval[k]} is outside tSpan [${t0}, ${t1}]`);
@@ -292,6 +297,18 @@ export const run: SolverRun<OdeInput> = (inp, ctx): SolverOutput => {
     method: main.method,
   };
 };
+
+/** The parameters that none of `exprs` reads (an expression that does not parse is left to the
+ * compiler, which names it). */
+function unusedParams(params: Record<string, number>, exprs: string[]): string[] {
+  const keys = Object.keys(params);
+  if (!keys.length) return [];
+  const used = new Set<string>();
+  for (const e of exprs) {
+    try { for (const sym of compileSafe(e, { maxLength: MAX_EXPR, maxNodes: 4096 }).symbols) used.add(sym); } catch { return []; }
+  }
+  return keys.filter((k) => !used.has(k));
+}
 
 function hint(r: IvpResult): string {
   switch (r.failure) {

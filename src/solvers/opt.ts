@@ -64,8 +64,8 @@ const input = z.strictObject({
     .describe('minimiser: nelder-mead (the default for the named functions), gradient (steepest descent, named functions only), bfgs (the default for an objective without bounds), l-bfgs-b (the default with bounds); bfgs and l-bfgs-b take an objective'),
   dim: z.number().int().min(1).max(50).optional().describe('dimension of the named function (1 to 50, default 2; beale is 2-D only, rosenbrock needs at least 2)'),
   maxIter: z.number().int().min(1).max(200_000).default(10_000).describe('iteration limit (1 to 200,000)'),
-  start: z.number().finite().min(-100).max(100).optional().describe('named functions: start value for every coordinate (default: the function\'s standard start)'),
-  seed: z.number().int().min(0).max(0xffffffff).optional().describe('named functions: seed for the random start of sphere and rastrigin'),
+  start: z.number().finite().min(-100).max(100).optional().describe('named functions: start value for every coordinate (default: the function\'s standard start, or for sphere and rastrigin a random point drawn with seed)'),
+  seed: z.number().int().min(0).max(0xffffffff).optional().describe('sphere and rastrigin without start only: seed of the random start point (default: derived from the input)'),
   objective: z.string().min(1).max(MAX_OBJECTIVE_LENGTH)
     .describe('your objective f to minimise: an expression in the variables named by the keys of x0, in the sandboxed evaluator\'s syntax (^ for powers; sin, exp, log, sqrt, abs, min, max, …; constants pi, e), up to 4,096 characters; e.g. "(1 - x)^2 + 100*(y - x^2)^2"')
     .meta({ examples: ['(1 - x)^2 + 100*(y - x^2)^2', '(x^2 + y - 11)^2 + (x + y^2 - 7)^2'] })
@@ -85,6 +85,10 @@ const input = z.strictObject({
   if (v.objective === undefined) {
     for (const k of OBJECTIVE_ONLY) if (v[k] !== undefined) issue([k], `${k} applies to a user objective only: give objective (and x0), or drop ${k}`);
     if (v.method === 'bfgs' || v.method === 'l-bfgs-b') issue(['method'], `${v.method} minimises a user objective: give objective and x0 (the named functions use nelder-mead or gradient)`);
+    // the seed only draws the random start of sphere and rastrigin (DESIGN §9: nothing ignored)
+    const fn = v.fn ?? 'rosenbrock';
+    if (v.seed !== undefined && v.start !== undefined) issue(['seed'], 'has no effect with start: the seed only draws a random start point; send one of them');
+    else if (v.seed !== undefined && fn !== 'sphere' && fn !== 'rastrigin') issue(['seed'], `has no effect with fn '${fn}': it starts from its standard point; the seed only draws the random start of sphere and rastrigin`);
     return;
   }
   for (const k of NAMED_ONLY) if (v[k] !== undefined) issue([k], `${k} belongs to the named test functions and conflicts with objective: drop one of them`);

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import type { SolverDescriptor, SolverRun } from './types.ts';
 import { ALPHA, PULSE_HZ, pulseAt } from '../core/clock.ts';
 import { precisionOf } from './lib/precision.ts';
+import { noEffect, sent } from './lib/no-effect.ts';
 
 export const noCommonFields = true;
 
@@ -27,9 +28,13 @@ export const descriptor: SolverDescriptor = {
   input: z.strictObject({
     t: z.number().finite().min(0).max(1e11).optional().describe('unix seconds (default: now)'),
     phase: z.number().finite().min(-1e6).max(1e6).optional().describe('radians (default: the live phase at t)'),
-    health: z.enum(['up', 'slow', 'down']).optional(),
-    liveness: z.number().finite().min(0).max(1).optional().describe('0 (down) to 1 (up)'),
-    status: z.number().int().min(100).max(599).optional().describe('HTTP status; 200 means up'),
+    health: z.enum(['up', 'slow', 'down']).optional().describe('up (liveness 1), slow (0.6) or down (0); send one of liveness, health, status'),
+    liveness: z.number().finite().min(0).max(1).optional().describe('0 (down) to 1 (up; the default when none of liveness, health, status is given); send one of them'),
+    status: z.number().int().min(100).max(599).optional().describe('HTTP status; 200 means up (below 400: 1; 429, 503, 504: 0.6; other 5xx: 0; other 4xx: 0.9); send one of liveness, health, status'),
+  }).superRefine((v, ctx) => {
+    // liveness wins over health, which wins over status: a second signal would be ignored (DESIGN §9)
+    const given = sent(v, ['liveness', 'health', 'status']);
+    for (const k of given.slice(1)) noEffect(ctx, k, `with ${given[0]}, which sets the liveness signal: send one of liveness, health, status`);
   }),
   examples: [
     'is my service healthy, guard state for status 503',

@@ -20,21 +20,30 @@ import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverRun, SolverOutput, Stability } from './types.ts';
 import { createRng } from './lib/rng.ts';
 import { precisionOf } from './lib/precision.ts';
+import { noEffect, sent, withDefaults } from './lib/no-effect.ts';
+
+/** the kinetic parameters of each model, filled in after the checks (which must see what the
+ * caller sent: a parameter of the other model is a 400, DESIGN §9) */
+const GRAY_SCOTT = { F: 0.04, k: 0.06 };
+const FITZHUGH_NAGUMO = { epsilon: 0.08, a: 0.7, b: 0.8, I: 0 };
 
 const input = z.strictObject({
-  model: z.enum(['gray-scott', 'fitzhugh-nagumo']).default('gray-scott'),
+  model: z.enum(['gray-scott', 'fitzhugh-nagumo']).default('gray-scott').describe('gray-scott (default; F, k) or fitzhugh-nagumo (epsilon, a, b, I)'),
   N: z.number().int().min(16).max(400).default(128).describe('grid cells per side (periodic)'),
   steps: z.number().int().min(1).max(100000).default(1000).describe('time steps'),
   dt: z.number().positive().max(100).optional().describe('time step; default 1 (gray-scott) or 0.05 (fitzhugh-nagumo), lowered to keep D*dt/dx^2 at 0.2 on fine grids'),
   Du: z.number().min(0).max(1e3).optional().describe('diffusivity of u; default 2e-5 (gray-scott) or 1 (fitzhugh-nagumo)'),
   Dv: z.number().min(0).max(1e3).optional().describe('diffusivity of v; default 1e-5 (gray-scott) or 0 (fitzhugh-nagumo)'),
-  F: z.number().min(0).max(1).default(0.04).describe('gray-scott feed rate'),
-  k: z.number().min(0).max(1).default(0.06).describe('gray-scott kill rate'),
-  epsilon: z.number().min(0).max(10).default(0.08).describe('fitzhugh-nagumo time-scale ratio'),
-  a: z.number().min(-10).max(10).default(0.7).describe('fitzhugh-nagumo a'),
-  b: z.number().min(0).max(10).default(0.8).describe('fitzhugh-nagumo b'),
-  I: z.number().min(-10).max(10).default(0).describe('fitzhugh-nagumo stimulus current'),
-});
+  F: z.number().min(0).max(1).optional().describe('gray-scott only: feed rate (default 0.04)'),
+  k: z.number().min(0).max(1).optional().describe('gray-scott only: kill rate (default 0.06)'),
+  epsilon: z.number().min(0).max(10).optional().describe('fitzhugh-nagumo only: time-scale ratio (default 0.08)'),
+  a: z.number().min(-10).max(10).optional().describe('fitzhugh-nagumo only: a (default 0.7)'),
+  b: z.number().min(0).max(10).optional().describe('fitzhugh-nagumo only: b (default 0.8)'),
+  I: z.number().min(-10).max(10).optional().describe('fitzhugh-nagumo only: stimulus current (default 0)'),
+}).superRefine((v, ctx) => {
+  const [other, owner] = v.model === 'gray-scott' ? [['epsilon', 'a', 'b', 'I'] as const, 'fitzhugh-nagumo'] : [['F', 'k'] as const, 'gray-scott'];
+  for (const k of sent(v, other)) noEffect(ctx, k, `with model '${v.model}': it is a ${owner} parameter`);
+}).overwrite(withDefaults((v) => (v.model === 'gray-scott' ? GRAY_SCOTT : FITZHUGH_NAGUMO)));
 
 export type ReactInput = z.infer<typeof input>;
 
@@ -167,7 +176,10 @@ export const run: SolverRun<ReactInput> = (inp, ctx): SolverOutput => {
     throw refuse('UNSTABLE',
       `explicit reaction-diffusion is unstable: D*dt/dx^2 = ${number} exceeds 1/4 (dx = ${dx}); lower dt or D`, { stability });
   }
-  const m: ModelParams = { gray, F: inp.F, k: inp.k, eps: inp.epsilon, a: inp.a, b: inp.b, I: inp.I };
+  const m: ModelParams = {
+    gray, F: inp.F ?? GRAY_SCOTT.F, k: inp.k ?? GRAY_SCOTT.k,
+    eps: inp.epsilon ?? FITZHUGH_NAGUMO.epsilon, a: inp.a ?? FITZHUGH_NAGUMO.a, b: inp.b ?? FITZHUGH_NAGUMO.b, I: inp.I ?? FITZHUGH_NAGUMO.I,
+  };
   const n = N * N;
   let u = new Float64Array(n), v = new Float64Array(n);
   let un = new Float64Array(n), vn = new Float64Array(n);

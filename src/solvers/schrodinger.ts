@@ -29,27 +29,45 @@ import { tridiagonalEigenvalues } from './lib/sturm.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { refuse } from '../core/errors.ts';
 import { precisionOf } from './lib/precision.ts';
+import { noEffect, withDefaults } from './lib/no-effect.ts';
+
+/** the finite well's depth, filled in after the checks (which must see what the caller sent: with
+ * another potential it is a 400, DESIGN §9) */
+const DEFAULT_V0 = 10;
+
+/** Default L. Harmonic: wide enough that the walls sit ≥ 8 units past level n's turning point;
+ * box: 1; finite well: 2, or, when a well that narrow holds fewer than n + 1 bound states, the
+ * width whose well parameter z0 = (L/2)·√(2·V0) is (n + 3/4)·π/2, which holds level n (and no more)
+ * with its energy clear of the rim. */
+export function defaultWidth(potential: 'harmonic' | 'box' | 'finite-well', n: number, V0: number): number {
+  if (potential === 'harmonic') return Math.max(20, 2 * (Math.sqrt(2 * n + 1) + 8));
+  if (potential === 'box') return 1;
+  const bound = Math.ceil((2 * Math.sqrt(2 * V0)) / Math.PI); // bound states of the L = 2 well
+  return n < bound ? 2 : ((n + 0.75) * Math.PI) / Math.sqrt(2 * V0);
+}
 
 const input = z.strictObject({
-  potential: z.enum(['harmonic', 'box', 'finite-well']).default('harmonic'),
-  n: z.number().int().min(0).max(200).default(0).describe('level number, 0 = ground state'),
+  potential: z.enum(['harmonic', 'box', 'finite-well']).default('harmonic').describe('harmonic (default, ω = 1), box (infinite walls) or finite-well (depth V0)'),
+  n: z.number().int().min(0).max(200).default(0).describe('level number, 0 = ground state; at most N/20'),
   N: z.number().int().min(16).max(50000).default(4000).describe('interior grid nodes'),
   L: z.number().min(0.01).max(1000).optional()
-    .describe('harmonic: domain width; box: box width; finite-well: well width (natural units)'),
-  V0: z.number().min(1e-3).max(1e6).default(10).describe('finite-well depth (natural units)'),
+    .describe('harmonic: domain width (default max(20, 2(√(2n+1) + 8))); box: box width (default 1); finite-well: well width (default 2, widened when a well that narrow holds no level n)'),
+  V0: z.number().min(1e-3).max(1e6).optional().describe('finite-well only (a 400 with harmonic or box): well depth (natural units; default 10)'),
 }).superRefine((v, ctx) => {
   if (v.n > Math.floor(v.N / 20)) {
     ctx.addIssue({ code: 'custom', path: ['n'], message: `n must be at most N/20 = ${Math.floor(v.N / 20)} (at least 10 nodes per half-wavelength); raise N` });
   }
-  if (v.potential === 'finite-well') {
-    const a = (v.L ?? 2) / 2;
-    const z0 = a * Math.sqrt(2 * v.V0);
-    const bound = Math.ceil((2 * z0) / Math.PI);
-    if (v.n >= bound) {
-      ctx.addIssue({ code: 'custom', path: ['n'], message: `this well (L = ${v.L ?? 2}, V0 = ${v.V0}) holds ${bound} bound state(s): n must be at most ${bound - 1}` });
-    }
+  if (v.potential !== 'finite-well') {
+    if (v.V0 !== undefined) noEffect(ctx, 'V0', `with potential '${v.potential}': V0 is the depth of the finite well`);
+    return;
   }
-});
+  const V0 = v.V0 ?? DEFAULT_V0;
+  const L = v.L ?? defaultWidth('finite-well', v.n, V0);
+  const bound = Math.ceil((2 * (L / 2) * Math.sqrt(2 * V0)) / Math.PI);
+  if (v.n >= bound) {
+    ctx.addIssue({ code: 'custom', path: ['n'], message: `this well (L = ${L}, V0 = ${V0}) holds ${bound} bound state(s): n must be at most ${bound - 1}` });
+  }
+}).overwrite(withDefaults((v) => (v.potential === 'finite-well' ? { V0: DEFAULT_V0 } : {})));
 
 export type SchrodingerInput = z.infer<typeof input>;
 
@@ -134,8 +152,9 @@ function buildHamiltonian(potential: SchrodingerInput['potential'], L: number, V
 }
 
 export const run: SolverRun<SchrodingerInput> = (inp, ctx): SolverOutput => {
-  const { potential, n, N, V0 } = inp;
-  const L = inp.L ?? (potential === 'harmonic' ? Math.max(20, 2 * (Math.sqrt(2 * n + 1) + 8)) : potential === 'box' ? 1 : 2);
+  const { potential, n, N } = inp;
+  const V0 = inp.V0 ?? DEFAULT_V0;
+  const L = inp.L ?? defaultWidth(potential, n, V0);
   const ref = analyticLevel({ potential, L, V0 }, n);
   if (!Number.isFinite(ref)) {
     throw refuse('INVALID_INPUT', `level n = ${n} is not bound in this potential`, { n });

@@ -29,6 +29,7 @@ import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { rk4Step, rk4Workspace } from './lib/ode.ts';
 import { jacobi } from './lib/elliptic.ts';
 import { precisionOf } from './lib/precision.ts';
+import { noEffect, sent, withDefaults } from './lib/no-effect.ts';
 
 // ---- shared master-field tables (also used by multibody) --------------------------------------
 // Sources: IAU 2015 nominal values and the NASA planetary fact sheets (GM, mean radius, surface
@@ -160,12 +161,16 @@ export class Modulation {
 const LOCATION_ENUM = z.enum(['earth', 'mars', 'moon', 'jupiter', 'sun']);
 const MEDIUM_ENUM = z.enum(['air', 'water', 'vacuum']);
 
+/** where the body is and what it falls through, filled in after the checks (which must see what the
+ * caller sent: a field the reference mode does not use is a 400, DESIGN §9) */
+const PLACE_DEFAULTS = { location: 'earth' as LocationName, medium: 'air' as MediumName };
+
 const input = z.strictObject({
-  prompt: z.string().min(1).max(500),
-  mass: z.number().positive().max(1e30).default(1),
-  location: LOCATION_ENUM.default('earth'),
-  medium: MEDIUM_ENUM.default('air'),
-  object: z.string().max(200).optional(),
+  prompt: z.string().min(1).max(500).describe('what is simulated, in words (kept in the receipt)'),
+  mass: z.number().positive().max(1e30).default(1).describe('kg (default 1)'),
+  location: LOCATION_ENUM.optional().describe('free-fall, shm, gravity: the body (default earth); not with model, which is the same everywhere'),
+  medium: MEDIUM_ENUM.optional().describe('free-fall and shm only: drag and buoyancy (default air, the location\'s own atmosphere)'),
+  object: z.string().max(200).optional().describe('a label (default "steel sphere"), kept in the result'),
   alpha: z.number().min(-1e9).max(1e9).default(1),
   beta: z.number().min(-1e9).max(1e9).default(0),
   koSettings: z.record(z.string().max(80), z.number().min(-1e9).max(1e9)).optional(),
@@ -178,11 +183,19 @@ const input = z.strictObject({
   useOperatorModules: z.boolean().default(true),
   normalizeOperators: z.boolean().default(true),
   coreOnly: z.boolean().default(false),
-  referenceMode: z.enum(['free-fall', 'shm', 'gravity', 'model']).default('free-fall'),
-  /** always on; accepted and ignored */
-  strict: z.boolean().optional(),
-  maxIterations: z.number().int().min(1).max(40).default(40),
-});
+  referenceMode: z.enum(['free-fall', 'shm', 'gravity', 'model']).default('free-fall')
+    .describe('free-fall (default; position = drop height), shm (pendulum; amplitude), gravity (inverse-square fall; altitude), model (master-field oscillator; amplitude)'),
+  /** always on: true is accepted, false is refused */
+  strict: z.boolean().optional().describe('the 0.1 % check is always on: true is accepted, false is refused'),
+  maxIterations: z.number().int().min(1).max(40).default(40).describe('autotuner rounds (1 to 40)'),
+}).superRefine((v, ctx) => {
+  if (v.strict === false) ctx.addIssue({ code: 'custom', path: ['strict'], message: 'cannot be false: the 0.1 % check against the closed form is always on (send true or leave strict out)' });
+  if (v.referenceMode === 'model') {
+    for (const k of sent(v, ['location', 'medium'])) noEffect(ctx, k, 'with referenceMode \'model\': the master-field oscillator is the same everywhere');
+  } else if (v.referenceMode === 'gravity' && v.medium !== undefined) {
+    noEffect(ctx, 'medium', 'with referenceMode \'gravity\': the inverse-square fall has no drag or buoyancy');
+  }
+}).overwrite(withDefaults((v) => (v.referenceMode === 'model' ? {} : v.referenceMode === 'gravity' ? { location: PLACE_DEFAULTS.location } : PLACE_DEFAULTS)));
 
 export type SolveInput = z.infer<typeof input>;
 
@@ -246,13 +259,14 @@ function lnCosh(x: number): number {
 }
 
 function buildProblem(inp: SolveInput, tMax: number, dt: number): Problem {
-  const loc = LOCATIONS[inp.location];
+  const location = inp.location ?? PLACE_DEFAULTS.location, medium = inp.medium ?? PLACE_DEFAULTS.medium;
+  const loc = LOCATIONS[location];
   const m = inp.mass;
   if (inp.referenceMode === 'free-fall') {
     const h = inp.position ?? 100;
     if (!(h > 0)) throw refuse('INVALID_INPUT', `free-fall needs a drop height position > 0 m, got ${h}`);
-    const rhoF = mediumDensity(inp.medium, inp.location);
-    const g = buoyantGravity(inp.location, inp.medium);
+    const rhoF = mediumDensity(medium, location);
+    const g = buoyantGravity(location, medium);
     const radius = Math.cbrt((3 * m) / (4 * Math.PI * OBJECT_DENSITY));
     const area = Math.PI * radius * radius;
     const k = (0.5 * rhoF * SPHERE_DRAG_COEFFICIENT * area) / m; // drag per unit mass: k·v|v|
@@ -294,7 +308,7 @@ function buildProblem(inp: SolveInput, tMax: number, dt: number): Problem {
   if (inp.referenceMode === 'shm') {
     const x0 = inp.position ?? 0.1;
     if (x0 === 0) throw refuse('INVALID_INPUT', 'shm needs a non-zero amplitude position (m)');
-    const g = buoyantGravity(inp.location, inp.medium);
+    const g = buoyantGravity(location, medium);
     const w = Math.sqrt(g / PENDULUM_LENGTH);
     const w2 = w * w;
     return {
@@ -560,8 +574,8 @@ export const run: SolverRun<SolveInput> = (inp, ctx) => {
     result: {
       prompt: inp.prompt,
       referenceMode: problem.mode,
-      location: inp.location,
-      medium: inp.medium,
+      location: inp.location ?? PLACE_DEFAULTS.location,
+      medium: inp.medium ?? PLACE_DEFAULTS.medium,
       object: inp.object ?? 'steel sphere',
       mass: inp.mass,
       tEnd: problem.tEnd,

@@ -29,33 +29,60 @@ import { z } from 'zod';
 import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverRun, SolverOutput, Stability } from './types.ts';
 import { relErrPct, precisionOf } from './lib/precision.ts';
+import { noEffect, sent, withDefaults } from './lib/no-effect.ts';
 import {
-  userFields, fieldInit, EXPR_MAX_LENGTH, checkModeConflicts, prepareUserProblem, checkWork, workOf, Grid, Recorder, fillField,
+  userFields, userKeysOf, fieldInit, EXPR_MAX_LENGTH, checkModeConflicts, prepareUserProblem, checkWork, workOf, Grid, Recorder, fillField,
   explicitUpdate, evalSource, richardson, type UserProblem, type GridRun,
 } from './lib/userpde.ts';
 
 const input = z.strictObject({
-  mode: z.enum(['membrane', 'maxwell', 'wave1d']).default('membrane')
-    .describe('membrane = 2-D scalar wave; maxwell = 2-D TE Yee cavity; wave1d = string'),
+  mode: z.enum(['membrane', 'maxwell', 'wave1d']).optional()
+    .describe('membrane = 2-D scalar wave (default); maxwell = 2-D TE Yee cavity (analytic mode only, not with dim 1); wave1d = string (as dim 1; not with dim 2)'),
   nx: z.number().int().min(16).max(128).default(64).describe('grid intervals along x (dx = 1/nx)'),
-  ny: z.number().int().min(16).max(128).default(64).describe('grid intervals along y (dy = 1/ny)'),
-  kx: z.number().int().min(1).max(127).optional().describe('x mode number (default 1; analytic mode only)'),
-  ky: z.number().int().min(1).max(127).optional().describe('y mode number (default 1; analytic mode only)'),
-  c: z.number().min(1e-6).max(1e6).default(1).describe('wave speed (m/s); maxwell uses 1/sqrt(eps*mu)'),
+  ny: z.number().int().min(16).max(128).optional().describe('2-D only (a 400 with dim 1 or wave1d): grid intervals along y (dy = 1/ny; default 64)'),
+  kx: z.number().int().min(1).max(127).optional().describe('x mode number (default 1; analytic 2-D modes only: the string takes mode_k)'),
+  ky: z.number().int().min(1).max(127).optional().describe('y mode number (default 1; analytic 2-D modes only)'),
+  c: z.number().min(1e-6).max(1e6).optional().describe('wave speed (m/s; default 1); not with maxwell, whose speed is 1/sqrt(eps*mu)'),
   dt: z.number().positive().max(100).optional().describe('time step (s); default from courant'),
-  courant: z.number().positive().max(1).default(0.5).describe('Courant number c*dt*sqrt(1/dx^2+1/dy^2), at most 1'),
+  courant: z.number().positive().max(1).optional().describe('Courant number c*dt*sqrt(1/dx^2+1/dy^2) that sets the default dt, at most 1 (default 0.5); not with dt'),
   steps: z.number().int().min(1).max(50000).default(1000).describe('time steps'),
-  dim: z.number().int().min(1).max(2).default(2).describe('1 selects the 1-D string'),
-  mode_k: z.number().int().min(1).max(127).optional().describe('1-D mode number: initial sin(mode_k*pi*x) (default 1; analytic mode only)'),
-  eps: z.number().min(1e-6).max(1e6).optional().describe('permittivity (maxwell; default 1)'),
-  mu: z.number().min(1e-6).max(1e6).optional().describe('permeability (maxwell; default 1)'),
+  dim: z.number().int().min(1).max(2).optional().describe('1 selects the 1-D string (as mode wave1d), 2 the 2-D modes (default 2)'),
+  mode_k: z.number().int().min(1).max(127).optional().describe('1-D mode number: initial sin(mode_k*pi*x) (default 1; analytic string only)'),
+  eps: z.number().min(1e-6).max(1e6).optional().describe('permittivity (mode maxwell only; default 1)'),
+  mu: z.number().min(1e-6).max(1e6).optional().describe('permeability (mode maxwell only; default 1)'),
   // user mode (docs/solvers-fields-a.md, "heat and wave: the user mode")
   ...userFields,
   initialVelocity: fieldInit('user mode: initial velocity u_t(x, y, 0)', ['-pi*cos(pi*x)', '0']),
   source: z.string().min(1).max(EXPR_MAX_LENGTH).optional()
     .describe('user mode: source f in u_tt = c^2*laplacian(u) + f, an expression in x, y (2-D), t and u')
     .meta({ examples: ['sin(5*t)*exp(-100*(x-0.5)^2)', '-4*u'] }),
-});
+}).superRefine((v, ctx) => {
+  // nothing is silently ignored (DESIGN §9); the analytic/user-mode conflicts are checked in run
+  if (v.mode === 'wave1d' && v.dim === 2) noEffect(ctx, 'dim', "with mode 'wave1d', the 1-D string: send dim 1 or leave dim out");
+  if (v.dim === 1 && v.mode === 'membrane') noEffect(ctx, 'mode', "with dim 1, the 1-D string: send mode 'wave1d' or leave mode out");
+  const oneD = v.dim === 1 || v.mode === 'wave1d';
+  if (oneD && v.ny !== undefined) noEffect(ctx, 'ny', 'on the 1-D string (dim 1 or mode wave1d): it has no y direction');
+  if (v.dt !== undefined && v.courant !== undefined) noEffect(ctx, 'courant', 'with dt: courant only sets the default dt; send one of them');
+  if (userKeysOf(v).length) return;
+  if (oneD && v.mode === 'maxwell') return; // refused in run: the Yee cavity is 2-D
+  const mode = v.mode ?? 'membrane';
+  const why = oneD ? 'on the 1-D string (dim 1 or mode wave1d)' : `with mode '${mode}'`;
+  const idle: (keyof typeof v & string)[] = oneD ? ['kx', 'ky', 'eps', 'mu'] : mode === 'maxwell' ? ['mode_k', 'c'] : ['mode_k', 'eps', 'mu'];
+  for (const k of sent(v, idle)) {
+    const what = k === 'c' ? "the cavity's speed is 1/sqrt(eps*mu)" : k === 'eps' || k === 'mu' ? 'it belongs to mode maxwell'
+      : k === 'mode_k' ? "it is the string's mode number (kx, ky on 2-D)" : 'it is a 2-D mode number (mode_k on the string)';
+    noEffect(ctx, k, `${why}: ${what}`);
+  }
+}).overwrite(withDefaults((v) => {
+  // the defaults that take effect: the variant's own mode and dim, ny in 2-D, c except for the
+  // analytic cavity, courant when no dt is given
+  const oneD = v.dim === 1 || v.mode === 'wave1d';
+  const cavity = v.mode === 'maxwell' && !userKeysOf(v).length;
+  return {
+    dim: oneD ? 1 : 2, mode: oneD ? (v.mode === 'maxwell' ? undefined : 'wave1d' as const) : 'membrane' as const,
+    ...(oneD ? {} : { ny: 64 }), ...(cavity ? {} : { c: 1 }), ...(v.dt === undefined ? { courant: 0.5 } : {}),
+  };
+}));
 
 export type WaveInput = z.infer<typeof input>;
 
@@ -197,13 +224,13 @@ function frequencyFromCrossings(ts: Float64Array, as: Float64Array, count: numbe
 
 export const run: SolverRun<WaveInput> = (inp, ctx): SolverOutput => {
   if (checkModeConflicts(inp, ['kx', 'ky', 'mode_k', 'eps', 'mu'])) return runUser(inp, ctx);
-  const variant = inp.dim === 1 ? 'wave1d' : inp.mode;
+  const variant = inp.dim === 1 ? 'wave1d' : inp.mode ?? 'membrane';
   if (inp.dim === 1 && inp.mode === 'maxwell') {
     throw refuse('INVALID_INPUT', 'mode "maxwell" is the 2-D TE Yee scheme: it cannot run with dim 1', { field: 'dim' });
   }
   const oneD = variant === 'wave1d';
   const nx = inp.nx;
-  const ny = oneD ? 1 : inp.ny;
+  const ny = oneD ? 1 : inp.ny ?? 64;
   const kx = oneD ? inp.mode_k ?? 1 : inp.kx ?? 1;
   const ky = oneD ? 0 : inp.ky ?? 1;
   if (kx >= nx) {
@@ -213,11 +240,11 @@ export const run: SolverRun<WaveInput> = (inp, ctx): SolverOutput => {
     throw refuse('INVALID_INPUT', `ky must be below ny (${ny})`, { field: 'ky', max: ny - 1 });
   }
   const maxwell = variant === 'maxwell';
-  const c = maxwell ? 1 / Math.sqrt((inp.eps ?? 1) * (inp.mu ?? 1)) : inp.c;
+  const c = maxwell ? 1 / Math.sqrt((inp.eps ?? 1) * (inp.mu ?? 1)) : inp.c ?? 1;
   const dx = 1 / nx;
   const dy = oneD ? 1 : 1 / ny;
   const geo = oneD ? 1 / dx : Math.sqrt(1 / (dx * dx) + 1 / (dy * dy));
-  const dt = inp.dt ?? inp.courant / (c * geo);
+  const dt = inp.dt ?? (inp.courant ?? 0.5) / (c * geo);
   const courant = c * dt * geo;
   const stability: Stability = {
     number: courant,
@@ -426,12 +453,13 @@ function runUser(inp: WaveInput, ctx: Parameters<SolverRun>[1]): SolverOutput {
       + '(mode membrane, or wave1d / dim 1)', { field: 'mode' });
   }
   const dim = inp.dim === 1 || inp.mode === 'wave1d' ? 1 : 2;
-  const { nx, ny, c, steps } = inp;
+  const { nx, steps } = inp;
+  const ny = inp.ny ?? 64, c = inp.c ?? 1;
   const P = prepareUserProblem(inp, { dim, nx, ny });
   const base = new Grid(P, nx, ny);
   const dx = base.ax.h, dy = base.ay.h;
   const geo = dim === 1 ? 1 / dx : Math.sqrt(1 / (dx * dx) + 1 / (dy * dy));
-  const dt = inp.dt ?? inp.courant / (c * geo);
+  const dt = inp.dt ?? (inp.courant ?? 0.5) / (c * geo);
   const courant = c * dt * geo;
   const stability: Stability = { number: courant, limit: 1, stable: courant <= 1, name: dim === 1 ? 'c*dt/dx' : 'c*dt*sqrt(1/dx^2+1/dy^2)' };
   if (courant > 1) {

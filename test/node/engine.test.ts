@@ -176,7 +176,11 @@ test('the common fields are accepted by every solver but closedform and protect,
   }
   // through HTTP on epi: inputs merge under the top-level fields, the operator joins the chain,
   // query is kept, sample downsamples the series, the domain matches case-insensitively
-  const r = await t.call('POST', '/api/svc/epi', { gamma: 0.1, inputs: { beta: 0.2, gamma: 0.5 }, ...common, domain: 'epidemiology' }, key);
+  // a field given both in inputs and at the top level with two values is a 400 (one would be ignored)
+  const twice = await t.call('POST', '/api/svc/epi', { gamma: 0.1, inputs: { beta: 0.2, gamma: 0.5 }, domain: 'epidemiology' }, key);
+  assert.equal(twice.status, 400);
+  assert.equal(twice.body.issues[0].path, 'inputs.gamma');
+  const r = await t.call('POST', '/api/svc/epi', { gamma: 0.1, inputs: { beta: 0.2, gamma: 0.1 }, ...common, domain: 'epidemiology' }, key);
   assert.equal(r.status, 200, r.text);
   assert.equal(r.body.value, 2, 'beta from inputs, gamma from the top level');
   assert.deepEqual(r.body.svcState.operators, ['KO42', 'CELL_GROWTH', 'XTRA_1']);

@@ -150,7 +150,18 @@ for (const op of ops) {
     const props: Record<string, any> = schema.properties ?? {};
     const required: string[] = (schema.required ?? []).filter((n: string) => !op.path.includes(`:${n}`));
     const k = keyFor(op);
-    const hasPathParams = op.path.includes(':');
+    // a wildcard route (/log/tile/*) takes its '*' from the path, like a :param
+    const hasPathParams = op.path.includes(':') || op.path.endsWith('*');
+
+    // an operation that reads a text body (a witness's add-checkpoint): JSON is 415, junk text a 4xx
+    if (op.textBody) {
+      for (const [label, body, ct] of [['JSON body', '{"a":1}', 'application/json'], ['empty text', '', 'text/plain'], ['junk text', 'old 0\n\nnot a checkpoint', 'text/plain'], ['binary text', '\u0000\u0001\u00ff', 'text/plain']] as const) {
+        const r = await t.call(op.method, url(op), body, k, { 'content-type': ct });
+        assert.ok(r.status >= 400 && r.status < 500, `${op.method} ${op.path} [${label}]: ${r.status} ${r.text.slice(0, 200)}`);
+        assert.equal(r.body?.ok, false, `${label}: an error body`);
+      }
+      return;
+    }
 
     // an unknown field (a hosted page's query string is not input: it is ignored, never refused)
     if (op.ignoreQuery) {
@@ -169,7 +180,7 @@ for (const op of ops) {
 
     // each field: values of the wrong type, out of range, non-finite
     for (const [name, ps] of Object.entries(props)) {
-      if (op.path.includes(`:${name}`)) continue;
+      if (op.path.includes(`:${name}`) || (name === '*' && op.path.endsWith('*'))) continue;
       for (const v of [...wrongValues(ps), ...outOfRange(ps)]) {
         const r = await send(op, { [name]: v }, k);
         const what = `${name}=${JSON.stringify(v)?.slice(0, 40)}`;

@@ -120,7 +120,7 @@ test('the same input gives the same bits', () => {
 
 test('bounds are enforced by the schema', () => {
   for (const b of [
-    { nx: 15 }, { nx: 221 }, { ny: 15 }, { ny: 221 }, { dim: 3 }, { kx: 9 }, { kx: -1 },
+    { nx: 15 }, { nx: 221 }, { ny: 15 }, { ny: 221 }, { dim: 3 }, { kx: 9, nx: 64 }, { kx: 28 }, { kx: -1 },
     { Na: 1e17 }, { dim: 1, Nd: 1e15 }, { T: 0 }, { precond: 'ilu' }, { eps: 1 },
   ]) {
     assert.equal(descriptor.input.safeParse(b).success, false, JSON.stringify(b));

@@ -92,9 +92,13 @@ test('model (the master-field oscillator) converges within 0.1 % of E = m(w^2 x0
     within(out.value, 1.5 * (0.5 * w * w * x0 * x0 + 0.25 * w * w * x0 ** 4), 0.1, `x0=${x0}`);
     assert.equal((out.result as any).tuneStatus, 'converged');
   }
-  // the master field is dimensionless in location: the same energy everywhere
+  // the master field is dimensionless in location: a location there has no effect and is refused (issue 18)
   const ref = 1.5 * (0.5 * w * w * 0.25 + 0.25 * w * w * 0.0625);
-  for (const loc of LOCS) within(solve({ referenceMode: 'model', location: loc, mass: 1.5, position: 0.5 }).value, ref, 0.1, loc);
+  within(solve({ referenceMode: 'model', mass: 1.5, position: 0.5 }).value, ref, 0.1, 'no location');
+  for (const loc of LOCS) {
+    const r = descriptor.input.safeParse({ prompt: 'test', referenceMode: 'model', location: loc, mass: 1.5, position: 0.5 });
+    assert.ok(!r.success && r.error.issues[0].path[0] === 'location', loc);
+  }
 });
 
 test('the autotuner pulls a large beta back: converged in several iterations with a small final beta', () => {
@@ -139,7 +143,7 @@ test('tMax and dt are clamped and reported, not refused', () => {
   assert.equal(solve({ referenceMode: 'shm' }).clamped, undefined);
 });
 
-test('bounds: prompt required (max 500), maxIterations 1..40, enums; strict is accepted and ignored', () => {
+test('bounds: prompt required (max 500), maxIterations 1..40, enums; strict true is accepted, strict false refused', () => {
   const bad = [{}, { prompt: '' }, { prompt: 'x'.repeat(501) }, { prompt: 'x', maxIterations: 0 }, { prompt: 'x', maxIterations: 41 },
     { prompt: 'x', maxIterations: 2.5 }, { prompt: 'x', referenceMode: 'orbit' }, { prompt: 'x', location: 'venus' },
     { prompt: 'x', medium: 'oil' }, { prompt: 'x', mass: 0 }, { prompt: 'x', koSettings: { a: 'b' } }, { prompt: 'x', extra: 1 }];
@@ -147,7 +151,9 @@ test('bounds: prompt required (max 500), maxIterations 1..40, enums; strict is a
   const d = descriptor.input.parse({ prompt: 'x' });
   assert.equal(d.mass, 1); assert.equal(d.alpha, 1); assert.equal(d.beta, 0); assert.equal(d.tMax, 5); assert.equal(d.dt, 0.01);
   assert.equal(d.maxIterations, 40); assert.equal(d.normalizeOperators, true);
-  assert.deepStrictEqual(solve({ strict: false }).value, solve({ strict: true }).value);
+  assert.deepStrictEqual(solve({ strict: true }).value, solve({}).value);
+  // the check is always on: strict false would be ignored, so it is refused (issue 18)
+  assert.equal(descriptor.input.safeParse({ prompt: 'x', strict: false }).success, false);
 });
 
 test('free-fall and gravity need a positive height; shm and model a non-zero amplitude', () => {
