@@ -50,6 +50,9 @@ export const operations: Operation[] = [
           solver: z.string().describe('the solver chosen'),
           scores: z.array(z.object({ solver: z.string(), score: z.number() })).describe('the five best BM25 scores'),
           matchedTerms: z.array(z.string()),
+          appliedInputs: z.record(z.string(), z.object({ value: z.unknown(), from: z.enum(['text', 'inputs']), words: z.string().optional().describe('the words of the query that gave it') }))
+            .describe("the chosen solver's inputs read from the query or given in inputs"),
+          unusedWords: z.array(z.string()).describe('words of the query that were not used'),
           mappedInputs: z.record(z.string(), z.unknown()).describe('inputs (and key=value pairs of the query) given to the chosen solver'),
           droppedInputs: z.array(z.string()).optional().describe('inputs the chosen solver does not take'),
         }),

@@ -35,7 +35,6 @@ export const operations: Operation[] = [
     path: '/log/checkpoint',
     access: 'public',
     tag: 'log',
-    produces: ['text/plain'],
     summary: "The log's latest checkpoint (c2sp.org/tlog-checkpoint, a signed note: origin, tree size, root hash), with the witnesses' cosignatures it collected.",
     input: z.strictObject({}),
     async handler(_i, ctx) {
@@ -49,7 +48,6 @@ export const operations: Operation[] = [
     path: '/log/key',
     access: 'public',
     tag: 'log',
-    produces: ['text/plain'],
     summary: "The log's note verifier key (c2sp.org/signed-note vkey: <origin>+<key id>+<base64 key>). Retired log keys are in the JWKS, marked retired.",
     input: z.strictObject({}),
     async handler(_i, ctx) {
@@ -63,7 +61,6 @@ export const operations: Operation[] = [
     path: '/log/tile/*',
     access: 'public',
     tag: 'log',
-    produces: ['application/octet-stream'],
     summary: 'A tile of the log (c2sp.org/tlog-tiles): /log/tile/<L>/<N>[.p/<W>] (hashes, 32 bytes each) or /log/tile/entries/<N>[.p/<W>] (entry bundle: uint16 length-prefixed receipt digests).',
     input: z.strictObject({ '*': z.string().max(200).describe('<L>/<N>[.p/<W>] or entries/<N>[.p/<W>]') }),
     async handler(input, ctx) {
@@ -100,7 +97,6 @@ export const operations: Operation[] = [
     path: '/log/checkpoints/:size',
     access: 'public',
     tag: 'log',
-    produces: ['text/plain'],
     summary: 'The checkpoint the log signed for a tree size (one per seal batch), with its cosignatures.',
     input: z.strictObject({ size: z.string().regex(/^(0|[1-9][0-9]{0,15})$/, 'a tree size') }),
     async handler(input, ctx) {
@@ -117,7 +113,6 @@ export const operations: Operation[] = [
     access: 'user',
     scope: 'machine:read',
     tag: 'log',
-    produces: ['text/plain'],
     summary: "An offline proof that one of the caller's receipts is in the log (c2sp.org/tlog-proof@v1): its index, the inclusion proof and the latest checkpoint with its cosignatures. The leaf is SHA-256 of the receipt's canonical sealed body (receipt.digest).",
     input: z.strictObject({ id: receiptId }),
     async handler(input, ctx) {

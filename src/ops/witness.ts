@@ -36,7 +36,6 @@ export async function operations(app: App): Promise<Operation[]> {
       tag: 'log',
       textBody: true,
       bodyLimit: 64 * 1024,
-      produces: ['text/plain'],
       summary: 'Witness: cosign a checkpoint of the witnessed log given a consistency proof from the size last cosigned (c2sp.org/tlog-witness add-checkpoint; text/plain body; answers cosignature lines, or 400/403/404/409/422 as the spec says).',
       input: z.strictObject({ body: z.string().max(64 * 1024) }),
       async handler(input, ctx) {
@@ -53,7 +52,6 @@ export async function operations(app: App): Promise<Operation[]> {
       path: '/log/witness-key',
       access: 'public',
       tag: 'log',
-      produces: ['text/plain'],
       summary: "Witness: its cosigner key as a signed-note vkey (type 0x04, Ed25519 cosignature/v1, c2sp.org/tlog-cosignature).",
       input: z.strictObject({}),
       async handler(_i) {
