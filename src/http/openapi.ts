@@ -2,7 +2,7 @@
 import type { App } from '../ops/types.ts';
 import type { Operation } from '../ops/types.ts';
 import { API_VERSION } from '../core/version.ts';
-import { jsonSchemaOf } from '../ops/schema.ts';
+import { jsonSchemaOf, outputSchemaOf } from '../ops/schema.ts';
 import { publicOperations } from '../ops/registry.ts';
 
 
@@ -12,24 +12,106 @@ function openApiPath(p: string): string {
 
 const ERROR_SCHEMA = {
   type: 'object',
+  description: 'The error body of every 4xx and 5xx answer (DESIGN §9).',
   required: ['ok', 'error', 'code'],
   properties: {
-    ok: { const: false }, error: { type: 'string' }, code: { type: 'string' },
-    issues: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+    ok: { const: false },
+    error: { type: 'string', description: 'what went wrong, in words' },
+    code: { type: 'string', description: 'stable machine-readable code: INVALID_INPUT, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, QUOTA_EXCEEDED, RATE_LIMITED, PRECISION_REFUSED, UNSTABLE, DIMENSIONAL_GATE, UPSTREAM_UNAVAILABLE, …' },
+    issues: { type: 'array', description: 'one entry per invalid field', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } },
   },
 };
 
 const ERROR_RESPONSE = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
 
-/** What an operation answers: its success status(es) and media type(s), the DESIGN §9 error body
- * for every 4xx, and 503 where it depends on an upstream. Nothing else: a 5xx other than 503 is a bug. */
-function responsesOf(op: Operation): Record<string, unknown> {
+/** The tags, in the order /docs lists them, with what each groups. */
+export const TAGS: { name: string; 'x-displayName': string; description: string }[] = [
+  { name: 'solvers', 'x-displayName': 'Solvers', description: 'Sealed numerical solvers. `POST /api/svc/<solver>` runs one (heat flow, waves, fluids, epidemics, option pricing, lattice gauge theory, FEM, SAT, …), checks its answer against an independent reference (`precision.errorPct` against `precision.boundPct`) and seals it in a receipt. One compute token per call. Each solver\'s body and answer are shown with a recorded example.' },
+  { name: 'seal', 'x-displayName': 'Seal and verify', description: 'The pulse clock and the seal: verify a receipt\'s proof (`POST /api/svc/verify`), read the pulse state, project it forward (sealed).' },
+  { name: 'machines', 'x-displayName': 'Keys and machines', description: 'Keys and machines. A demo key is free; it provisions a machine: a ZID, its own hash chain, a compute key (`svc_ak_…`, shown once) and a recovery equation (shown once) that gets a new key if the old one is lost.' },
+  { name: 'folders', 'x-displayName': 'Folders and receipts', description: 'Every sealed answer is filed in a folder (`folder` in the request, default `default`): list them and read receipts back.' },
+  { name: 'chain', 'x-displayName': 'Chain and observer', description: 'Each machine\'s append-only hash chain: verify it end to end, watch appends live (observer feed), read its lifecycle state machine.' },
+  { name: 'operators', 'x-displayName': 'Operator catalog', description: 'The operator catalog: 67 science domains and their operators (equations with units), searchable; sealed compositions of operators are under solvers (compute, unified, lattice).' },
+  { name: 'live', 'x-displayName': 'Streams and reactor', description: 'Computations over time: hosted ticking channels (`svc_stream`, one sealed tick per 0.777 s, Server-Sent Events) and recursive sealed loops with a Merkle root (`svc_reactor`).' },
+  { name: 'contracts', 'x-displayName': 'State contracts', description: 'State contracts: 321 templates or your own definition; each guarded transition is sealed and anchored on the chain.' },
+  { name: 'discovery', 'x-displayName': 'Discovery', description: 'Find operations (`svc_api_catalog`) and call any public `/api/*` route in-process (`svc_http`).' },
+  { name: 'papers', 'x-displayName': 'Literature', description: 'Literature search and fetch across six sources, deduplicated and ranked.' },
+  { name: 'pages', 'x-displayName': 'Pages', description: 'Publish sandboxed HTML pages under `/s/<machine>/p/<slug>/`.' },
+  { name: 'mail', 'x-displayName': 'Mail', description: 'A mailbox per machine: deliver sanitised HTML email to yourself.' },
+  { name: 'oauth', 'x-displayName': 'OAuth and OpenID', description: 'OAuth 2.1 and OpenID Connect for machines: a client asks, the machine owner approves with the machine key, the client gets tokens. JWKS for receipt signatures.' },
+  { name: 'log', 'x-displayName': 'Transparency log', description: 'The deployment\'s transparency log of receipts (C2SP tlog-tiles): checkpoints, tiles, consistency and inclusion proofs, Sigstore attestations of receipts, witnesses (docs/verify.md).' },
+  { name: 'mesh', 'x-displayName': 'Mesh', description: 'The nodes that share this node\'s database.' },
+];
+
+const INTRO = `Deterministic numerical solvers whose results are sealed in signed, verifiable receipts. Every
+operation here is an HTTP route and, where it names a tool, an MCP tool at \`POST /api/mcp\` (same
+arguments, same answer).
+
+## First calls
+
+1. \`POST /api/demo-key/mint\` gives a free demo key (\`svc_ak_demo_…\`).
+2. \`POST /api/machines\` with the demo key as bearer gives a machine: its compute key
+   (\`apiKey\`, \`svc_ak_…\`) and its recovery equation, both shown once.
+3. \`POST /api/svc/heat\` (any solver) with \`Authorization: Bearer <apiKey>\` returns a sealed result:
+   \`value\` and \`unit\`, \`precision\` (the distance to an independent reference, \`errorPct\`, against
+   the method's bound, \`boundPct\`), the full \`result\` and \`series\`, and the seal
+   (\`svcProof\`, \`receipt\`, \`signature\`).
+4. \`POST /api/svc/verify\` checks the proof; \`/.well-known/jwks.json\` verifies the signature offline.
+
+## Errors
+
+Every error answer is \`{ok: false, error, code, issues?}\` with a stable \`code\`. A solver result
+outside its own bound is refused with 422 \`PRECISION_REFUSED\` and nothing is charged, unless the
+request sends \`acceptOutOfBound: true\`.
+
+A browser console for a machine is at [/console](/console); this reference without JavaScript at
+[/docs/plain](/docs/plain).`;
+
+/** $refs into a schema's own `$defs` become references to components.schemas. */
+function toComponentRefs<T>(x: T): T {
+  if (Array.isArray(x)) return x.map(toComponentRefs) as T;
+  if (x && typeof x === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(x)) {
+      out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/') ? `#/components/schemas/${v.slice(8)}` : toComponentRefs(v);
+    }
+    return out as T;
+  }
+  return x;
+}
+
+/** An operation's answer schema with its `$defs` moved into `components` (one schema per name:
+ * two different schemas under one name are a bug, refused here). */
+function hoistDefs(schema: Record<string, any>, components: Record<string, unknown>): Record<string, unknown> {
+  const { $defs, ...rest } = schema;
+  for (const [name, def] of Object.entries<Record<string, unknown>>($defs ?? {})) {
+    const converted = toComponentRefs(def);
+    const have = components[name];
+    if (have !== undefined && JSON.stringify(have) !== JSON.stringify(converted)) throw new Error(`OpenAPI: two different schemas are named ${name}`);
+    components[name] = converted;
+  }
+  return toComponentRefs(rest);
+}
+
+/** What an operation answers: its success status(es) and media type(s) with the answer's schema
+ * and example, the DESIGN §9 error body for every 4xx, and 503 where it depends on an upstream.
+ * Nothing else: a 5xx other than 503 is a bug. */
+function responsesOf(op: Operation, components: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const media = op.produces ?? ['application/json'];
+  const declared = outputSchemaOf(op);
+  const jsonSchema = declared ? hoistDefs(declared, components) : { type: 'object' };
+  const example = op.example?.response;
   for (const status of op.successStatus ?? [200]) {
     out[String(status)] = {
-      description: status === 308 ? 'permanent redirect (Location header)' : 'success',
-      content: Object.fromEntries(media.map((m) => [m, { schema: m === 'application/json' || m.endsWith('+json') ? { type: 'object' } : { type: 'string' } }])),
+      description: status === 308 ? 'permanent redirect (Location header)' : op.tag === 'solvers' && declared ? 'the sealed result' : 'success',
+      content: Object.fromEntries(media.map((m) => {
+        const json = m === 'application/json' || m.endsWith('+json');
+        return [m, {
+          schema: json ? (m === 'application/json' ? jsonSchema : { type: 'object' }) : { type: 'string' },
+          ...(json && example !== undefined && status === 200 ? { examples: { [exampleName(op)]: { summary: op.example?.summary ?? 'example', value: example } } } : {}),
+        }];
+      })),
     };
   }
   out['4XX'] = { description: 'error body (DESIGN §9): 400 invalid input, 401 no or bad credential, 403 forbidden, 404 not found, 405 method not allowed, 413 body too large, 415 unsupported media type, 422 refused result, 429 quota or rate limit', ...ERROR_RESPONSE };
@@ -37,51 +119,100 @@ function responsesOf(op: Operation): Record<string, unknown> {
   return out;
 }
 
+/** Solvers by name ('0heat'), then the compositions and auto-dispatch ('1compute'). */
+const solverRank = (o: Operation) => (o.id.startsWith('solver.') && o.id !== 'solver.auto' ? `0${o.id}` : `1${o.id}`);
+
+/** The operation's short title: its own, else the first clause of its summary (at most 64 characters). */
+export function titleOf(op: Operation): string {
+  if (op.title) return op.title;
+  const clause = (op.summary.match(/^(.*?)(?:: | \(|; |\. |, )/)?.[1] ?? op.summary).replace(/\.$/, '');
+  return clause.length <= 64 ? clause : `${clause.slice(0, 64).replace(/\s+\S*$/, '')}…`;
+}
+
+const exampleName = (op: Operation) => (op.tool ?? op.id).replace(/[^A-Za-z0-9_.-]/g, '_');
+
+/** `info.license` and `info.contact`: the node operator's, from SVC_API_LICENSE (an SPDX
+ * identifier or a licence name), SVC_API_LICENSE_URL, SVC_CONTACT_NAME, SVC_CONTACT_EMAIL and
+ * SVC_CONTACT_URL. The project declares no licence of its own, so the default says so. */
+function licenseAndContact(app: App): { license: Record<string, string>; contact: Record<string, string> } {
+  const env = app.config.env;
+  const lic = env.SVC_API_LICENSE?.trim();
+  const license: Record<string, string> = lic
+    ? { name: lic, ...(env.SVC_API_LICENSE_URL ? { url: env.SVC_API_LICENSE_URL } : /^[A-Za-z0-9.+-]+$/.test(lic) ? { identifier: lic } : {}) }
+    : { name: 'UNLICENSED', url: `${app.config.baseUrl}/docs#section/Licence` };
+  const contact: Record<string, string> = { name: env.SVC_CONTACT_NAME?.trim() || 'the operator of this node', url: env.SVC_CONTACT_URL?.trim() || app.config.baseUrl };
+  if (env.SVC_CONTACT_EMAIL?.trim()) contact.email = env.SVC_CONTACT_EMAIL.trim();
+  return { license, contact };
+}
+
 export function buildOpenApi(app: App): Record<string, unknown> {
   const paths: Record<string, any> = {};
-  for (const op of publicOperations(app)) {
+  const components: Record<string, unknown> = { Error: ERROR_SCHEMA };
+  // in the order /docs lists them: by tag, the solvers by name before the compositions
+  const tagIndex = (o: Operation) => { const i = TAGS.findIndex((t) => t.name === o.tag); return i === -1 ? TAGS.length : i; };
+  const ops = publicOperations(app).map((o, i) => ({ o, i })).sort((a, b) => tagIndex(a.o) - tagIndex(b.o)
+    || (a.o.tag === 'solvers' ? solverRank(a.o).localeCompare(solverRank(b.o)) : 0) || a.i - b.i).map((x) => x.o);
+  for (const op of ops) {
     const schema = jsonSchemaOf(op);
     const path = openApiPath(op.path);
     const pathParams = [...op.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
     const parameters: any[] = pathParams.map((name) => ({ name, in: 'path', required: true, schema: schema.properties?.[name] ?? { type: 'string' } }));
     const entry: any = {
       operationId: op.id,
-      summary: op.summary,
-      description: [op.description, op.tool ? `MCP tool: \`${op.tool}\`.` : '', `Access: ${op.access}.`, op.cost ? `Cost: ${op.cost} compute token(s).` : ''].filter(Boolean).join(' '),
+      summary: titleOf(op),
+      description: [op.summary, op.description, op.tool ? `MCP tool: \`${op.tool}\`.` : '', `Access: ${ACCESS[op.access]}${op.allowDemo ? ' (a demo key too)' : ''}.`, op.cost ? `Cost: ${op.cost} compute token(s).` : ''].filter(Boolean).join(' '),
       tags: [op.tag],
       security: op.access === 'public' ? [{}, { bearer: [] }] : [{ bearer: [] }],
-      responses: responsesOf(op),
+      responses: responsesOf(op, components),
     };
     if (op.tool) entry['x-mcp-tool'] = op.tool;
     if (op.method === 'GET' || op.method === 'DELETE') {
       for (const [name, s] of Object.entries<any>(schema.properties ?? {})) {
         if (pathParams.includes(name)) continue;
-        parameters.push({ name, in: 'query', required: (schema.required ?? []).includes(name), schema: s });
+        parameters.push({ name, in: 'query', required: (schema.required ?? []).includes(name), schema: s, ...(s.description ? { description: s.description } : {}) });
       }
     } else {
       const body: Record<string, any> = { ...schema, properties: Object.fromEntries(Object.entries(schema.properties ?? {}).filter(([k]) => !pathParams.includes(k))) };
       if (Array.isArray(body.required)) body.required = body.required.filter((k: string) => !pathParams.includes(k));
-      entry.requestBody = { required: false, content: { 'application/json': { schema: body } } };
+      const request = op.example?.request;
+      if (op.textBody) entry.requestBody = { required: true, content: { 'text/plain': { schema: { type: 'string' } } } };
+      else entry.requestBody = {
+        required: false,
+        content: { 'application/json': { schema: body, ...(request ? { examples: { [exampleName(op)]: { summary: op.example?.summary ?? 'example', value: request } } } : {}) } },
+      };
     }
     if (parameters.length) entry.parameters = parameters;
     paths[path] ??= {};
     paths[path][op.method.toLowerCase()] = entry;
   }
+  const used = new Set(ops.map((o) => o.tag));
+  const { license, contact } = licenseAndContact(app);
   return {
     openapi: '3.1.0',
     info: {
       title: 'svc sealed-computation node',
       version: API_VERSION,
-      description: 'Deterministic numerical solvers whose results are sealed in signed, verifiable receipts. Also reachable over MCP at POST /api/mcp.',
+      summary: 'Numerical solvers with sealed, verifiable results, over REST and MCP.',
+      description: INTRO + (license.url?.endsWith('#section/Licence') ? `\n\n## Licence\n\nThe operator of this node has not declared a licence for its API: none is granted (UNLICENSED). An operator declares one with \`SVC_API_LICENSE\` (an SPDX identifier such as \`Apache-2.0\`, or a licence name with \`SVC_API_LICENSE_URL\`), and a contact with \`SVC_CONTACT_NAME\`, \`SVC_CONTACT_EMAIL\` and \`SVC_CONTACT_URL\`.` : ''),
+      license,
+      contact,
     },
-    servers: [{ url: app.config.baseUrl }],
+    servers: [{ url: app.config.baseUrl, description: 'this node' }],
+    tags: [...TAGS.filter((t) => used.has(t.name)), ...[...used].filter((n) => !TAGS.some((t) => t.name === n)).map((name) => ({ name, 'x-displayName': name, description: name }))],
     paths,
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'svc_ak_… API key' } },
-      schemas: { Error: ERROR_SCHEMA },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'a machine key (svc_ak_…), a demo key (svc_ak_demo_…) where the operation allows it, or an OAuth access token' } },
+      schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => (a === 'Error' ? -1 : b === 'Error' ? 1 : a.localeCompare(b)))),
     },
   };
 }
+
+const ACCESS: Record<string, string> = {
+  public: 'public (no key needed; a key adds the caller\'s own view where it applies)',
+  user: 'a machine key or an OAuth access token with the scope it needs',
+  key: 'a machine key',
+  admin: 'the admin key',
+};
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 

@@ -10,7 +10,8 @@ import { SvcError, type ErrorCode } from '../core/errors.ts';
 import { parseJsonBody } from '../core/json.ts';
 import { asSvcError, bearerOf, invoke, resolveCallerFor, type InvokeBase } from '../ops/invoke.ts';
 import { jsonSchemaOf } from '../ops/schema.ts';
-import { buildOpenApi, renderReferencePage } from './openapi.ts';
+import { buildOpenApi } from './openapi.ts';
+import { registerDocs } from './docs.ts';
 import { ulid } from '../core/ids.ts';
 import { registerMcp } from '../mcp/server.ts';
 import { bearerChallenge } from '../hosting/oauth.ts';
@@ -180,7 +181,7 @@ export async function buildHttp(app: App, opts: HttpOptions = {}): Promise<Fasti
   const openapi = () => buildOpenApi(app);
   let cachedSpec: object | null = null;
   fastify.get('/openapi.json', async () => (cachedSpec ??= openapi()));
-  fastify.get('/docs', async (_req, reply) => reply.type('text/html; charset=utf-8').send(renderReferencePage(app)));
+  registerDocs(fastify, app); // /docs (Redoc), /docs/plain
   fastify.get('/', async () => ({ ok: true, service: 'svc', version: app.version, openapi: '/openapi.json', docs: '/docs', mcp: '/api/mcp' }));
 
   await registerMcp(fastify, app);

@@ -13,7 +13,7 @@
 // (resources/read) and `/openapi.json`. The fields every solver shares are described once, in the
 // instructions, and not listed per tool (`series`, which only MCP has, is).
 import type { App, Operation } from '../ops/types.ts';
-import { jsonSchemaOf, outputSchemaOf, portableSchema } from '../ops/schema.ts';
+import { jsonSchemaOf, toolOutputSchemaOf, portableSchema } from '../ops/schema.ts';
 
 export interface ToolDefinition {
   name: string;
@@ -102,7 +102,7 @@ export function toolDefinitions(app: App): ToolDefinition[] {
     // every tool declares its title and hints (test/mcp/tools.test.ts); one that does not gets
     // its name and the MCP defaults (the most cautious reading: may change, delete, reach out)
     const h = op.hints ?? { readOnly: false, destructive: true, idempotent: false, openWorld: true };
-    const full = outputSchemaOf(op);
+    const full = toolOutputSchemaOf(op);
     const outputSchema = full && compactOutputSchema(full);
     return {
       name: op.tool!,

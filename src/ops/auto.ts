@@ -12,10 +12,11 @@ import { SvcError } from '../core/errors.ts';
 import { loadSolvers } from '../solvers/engine/loader.ts';
 import { runSealedSolver } from './solvers.ts';
 import { folderField } from './schema.ts';
+import { SealedResult } from './outputs.ts';
 import { buildIndex, chooseSolver, mapInputs, numbersInQuery, schemaKeys, type DispatchIndex } from './dispatch.ts';
 import { checkNamedRival, readQuery, refuseRead } from './dispatch-read.ts';
 import type { SolverDescriptor } from '../solvers/types.ts';
-import { SEALING, sealedResult } from './outputs.ts';
+import { SEALING, sealedResult } from './tool-hints.ts';
 
 let indexPromise: Promise<{ index: DispatchIndex; byName: Map<string, { descriptor: SolverDescriptor; noCommonFields: boolean }> }> | null = null;
 
@@ -34,7 +35,7 @@ export const operations: Operation[] = [
     title: 'Solve a plain-English request',
     brief: 'Describe a problem in plain English: the best-matching solver runs and seals its result.',
     hints: SEALING,
-    output: sealedResult(),
+    toolOutput: sealedResult(),
     seriesOptIn: true,
     method: 'POST',
     path: '/api/svc/auto',
@@ -48,6 +49,20 @@ export const operations: Operation[] = [
       query: z.string().min(1).max(2000).describe('the request in plain English'),
       inputs: z.record(z.string().max(64), z.number().finite()).optional().describe('numeric inputs for fields the query does not name, mapped onto the chosen solver\'s fields by name; a different value for a field the query names is refused'),
       folder: folderField.describe('folder the receipt is filed in (default "default")'),
+    }),
+    output: SealedResult.extend({
+      result: z.looseObject({
+        dispatch: z.object({
+          solver: z.string().describe('the solver chosen'),
+          scores: z.array(z.object({ solver: z.string(), score: z.number() })).describe('the five best BM25 scores'),
+          matchedTerms: z.array(z.string()),
+          appliedInputs: z.record(z.string(), z.object({ value: z.unknown(), from: z.enum(['text', 'inputs']), words: z.string().optional().describe('the words of the query that gave it') }))
+            .describe("the chosen solver's inputs read from the query or given in inputs"),
+          unusedWords: z.array(z.string()).describe('words of the query that were not used'),
+          mappedInputs: z.record(z.string(), z.unknown()).describe('inputs (and key=value pairs of the query) given to the chosen solver'),
+          droppedInputs: z.array(z.string()).optional().describe('inputs the chosen solver does not take'),
+        }),
+      }).describe("the chosen solver's result, with how it was chosen"),
     }),
     async handler(input, ctx) {
       const { index, byName } = await dispatchIndex();

@@ -11,7 +11,17 @@ import { folderField } from './schema.ts';
 import { deployContract, listContracts, getContract, fireContract, FIRE_COST } from '../contracts/runtime.ts';
 import { generateDefinition } from '../contracts/generate.ts';
 import { FOUNDATION, foundationStatus } from '../contracts/foundation.ts';
-import { CREATES, LOOKUP, SEALING } from './outputs.ts';
+import { CREATES, LOOKUP, SEALING } from './tool-hints.ts';
+import { okWith, anyObject, ChainLink, SealedReceipt } from './outputs.ts';
+
+const definition = anyObject().describe('a contract definition (JSON Schema: GET /api/contracts/schema)');
+const variables = z.record(z.string(), z.union([z.number(), z.boolean(), z.string()]));
+const nextTransitions = z.array(z.object({ name: z.string(), to: z.string(), guard: z.string().optional(), operators: z.array(z.string()).optional() }))
+  .describe('the transitions that leave the current state, in definition order');
+const contractSummary = {
+  id: z.string(), name: z.string(), templateId: z.string().nullable(), state: z.string(), fireCount: z.number().int(), terminal: z.boolean(),
+  createdAt: z.string(), updatedAt: z.string(),
+};
 
 const varValue = z.union([z.number().finite(), z.boolean(), z.string().max(256)]);
 const variablesField = z.record(z.string().regex(VAR_NAME_RE, 'a variable name matches ' + VAR_NAME_RE.source), varValue);
@@ -24,13 +34,21 @@ export const operations: Operation[] = [
     title: 'Draft a contract',
     brief: 'Draft a contract definition from a plain-English description (deterministic; nothing is stored).',
     hints: LOOKUP,
-    output: z.object({ definition: z.object({ name: z.string() }), assumptions: z.array(z.string()) }),
+    toolOutput: z.object({ definition: z.object({ name: z.string() }), assumptions: z.array(z.string()) }),
     method: 'POST',
     path: '/api/contracts/generate',
     access: 'key',
     tag: 'contracts',
     summary: 'Draft a contract definition from plain English (deterministic: no network, no model). Returns a definition that svc_contract_deploy accepts as is, the templates it started from and the assumptions it made.',
     input: z.strictObject({ query: z.string().min(8).max(600).describe('the workflow in plain English, 8 to 600 characters') }),
+    output: okWith({
+      definition,
+      assumptions: z.array(z.string()).describe('what the generator assumed'),
+      basedOn: z.unknown().describe('the templates it started from'),
+      recognised: z.unknown().describe('what it recognised in the text'),
+      happyPath: z.object({ variables, fireVariables: z.array(variables).describe('the variables sent with each fire'), transitions: z.array(z.string()), terminal: z.string(), waitSeconds: z.array(z.number()) })
+        .describe('a simulated run from the initial state to a terminal one'),
+    }),
     async handler(input, ctx) {
       assertMachineCaller(ctx.caller);
       return { ok: true, ...generateDefinition(input.query) };
@@ -42,13 +60,17 @@ export const operations: Operation[] = [
     title: 'Contract templates',
     brief: 'The built-in contract templates: id and name.',
     hints: LOOKUP,
-    output: z.object({ count: z.number(), templates: z.array(z.object({ id: z.string(), name: z.string() })) }),
+    toolOutput: z.object({ count: z.number(), templates: z.array(z.object({ id: z.string(), name: z.string() })) }),
     method: 'GET',
     path: '/api/contracts/templates',
     access: 'key',
     tag: 'contracts',
     summary: 'The 321 built-in contract templates (id and name); GET /api/contracts/templates/{id} gives one definition.',
     input: z.strictObject({}),
+    output: okWith({
+      count: z.number().int(),
+      templates: z.array(z.object({ id: z.string(), name: z.string(), category: z.string() })),
+    }),
     async handler(_i, ctx) {
       assertMachineCaller(ctx.caller);
       const list = listTemplates();
@@ -63,6 +85,7 @@ export const operations: Operation[] = [
     tag: 'contracts',
     summary: 'One built-in template: its definition, ready for svc_contract_deploy.',
     input: z.strictObject({ id: z.string().min(1).max(100) }),
+    output: okWith({ id: z.string(), name: z.string(), category: z.string(), definition }),
     async handler(input, ctx) {
       assertMachineCaller(ctx.caller);
       const t = getTemplate(input.id);
@@ -77,8 +100,10 @@ export const operations: Operation[] = [
     path: '/api/contracts/schema',
     access: 'public',
     tag: 'contracts',
+    title: 'Contract definition JSON Schema',
     summary: 'The JSON Schema (draft 2020-12) of a contract definition.',
     input: z.strictObject({}),
+    output: anyObject().describe('a JSON Schema (draft 2020-12)'),
     async handler() {
       return {
         raw: true,
@@ -93,7 +118,7 @@ export const operations: Operation[] = [
     title: 'Deploy a contract',
     brief: 'Deploy a contract from a template id or a definition; anchored on your chain.',
     hints: CREATES,
-    output: z.object({ id: z.string(), state: z.string(), fireCount: z.number(), terminal: z.boolean() }),
+    toolOutput: z.object({ id: z.string(), state: z.string(), fireCount: z.number(), terminal: z.boolean() }),
     method: 'POST',
     path: '/api/contracts',
     access: 'key',
@@ -106,6 +131,12 @@ export const operations: Operation[] = [
       variables: variablesField.optional().describe('initial values overriding the definition\'s variables (declared names, same types)'),
       name: z.string().min(1).max(120).optional().describe('a name for this contract (default: the definition\'s)'),
     }),
+    output: okWith({
+      id: z.string().describe('ct_…'), name: z.string(), templateId: z.string().nullable(), version: z.string(), state: z.string(),
+      fireCount: z.number().int(), terminal: z.boolean(), variables, definitionHash: z.string(),
+      chain: ChainLink.describe('the deploy entry on the machine\'s chain'),
+      next: nextTransitions,
+    }),
     async handler(input, ctx) {
       const who = assertMachineCaller(ctx.caller);
       return deployContract(ctx.app, who, input);
@@ -117,7 +148,7 @@ export const operations: Operation[] = [
     title: 'List contracts',
     brief: 'Your contracts, newest first: id, name, state, fire count.',
     hints: LOOKUP,
-    output: z.object({ total: z.number(), contracts: z.array(z.object({ id: z.string(), state: z.string() })) }),
+    toolOutput: z.object({ total: z.number(), contracts: z.array(z.object({ id: z.string(), state: z.string() })) }),
     method: 'GET',
     path: '/api/contracts',
     access: 'key',
@@ -126,6 +157,11 @@ export const operations: Operation[] = [
     input: z.strictObject({
       limit: z.number().int().min(1).max(500).default(100),
       before: z.string().min(1).max(100).optional().describe('cursor: the `next` of the previous page'),
+    }),
+    output: okWith({
+      total: z.number().int(),
+      contracts: z.array(z.object(contractSummary)),
+      next: z.string().nullable().describe('the `before` of the next page (null: no more)'),
     }),
     async handler(input, ctx) {
       const { zid } = assertMachineCaller(ctx.caller);
@@ -138,13 +174,20 @@ export const operations: Operation[] = [
     title: 'Get a contract',
     brief: 'One of your contracts: state, definition, the transitions available now and its history.',
     hints: LOOKUP,
-    output: z.object({ id: z.string(), state: z.string(), fireCount: z.number(), terminal: z.boolean() }),
+    toolOutput: z.object({ id: z.string(), state: z.string(), fireCount: z.number(), terminal: z.boolean() }),
     method: 'GET',
     path: '/api/contracts/:id',
     access: 'key',
     tag: 'contracts',
     summary: 'Full state and definition of one of the caller\'s contracts, with the transitions available now and its fire history.',
     input: z.strictObject({ id: contractId }),
+    output: okWith({
+      ...contractSummary,
+      version: z.string(), variables, enteredAt: z.number(), deployedAt: z.number(), definitionHash: z.string(), deployChainSeq: z.number().int(),
+      next: nextTransitions,
+      history: z.array(z.object({ seq: z.number().int(), transition: z.string(), from: z.string(), to: z.string(), receiptId: z.string(), chainSeq: z.number().int(), t: z.number() })),
+      definition,
+    }),
     async handler(input, ctx) {
       const { zid } = assertMachineCaller(ctx.caller);
       return getContract(ctx.app, zid, input.id);
@@ -156,7 +199,7 @@ export const operations: Operation[] = [
     title: 'Fire a contract transition',
     brief: "Fire a contract's next transition whose guard passes: sealed, or fired: false with the reason.",
     hints: SEALING,
-    output: z.object({ fired: z.boolean() }).describe('fired true: the transition, the new state and a sealed receipt; fired false: reason, guard and values'),
+    toolOutput: z.object({ fired: z.boolean() }).describe('fired true: the transition, the new state and a sealed receipt; fired false: reason, guard and values'),
     method: 'POST',
     path: '/api/contracts/:id/fire',
     access: 'key',
@@ -170,6 +213,22 @@ export const operations: Operation[] = [
       variables: variablesField.optional().describe('variable updates applied before the guards; kept only if a transition fires'),
       folder: folderField.describe('folder the fire\'s receipt is filed in (default "contracts")'),
     }),
+    output: z.union([
+      SealedReceipt.extend({
+        fired: z.literal(true),
+        contract: z.looseObject({ id: z.string(), state: z.string(), previousState: z.string(), fireCount: z.number().int(), terminal: z.boolean(), variables }),
+        transition: z.object({ name: z.string(), from: z.string(), to: z.string(), index: z.number().int() }),
+        guard: z.object({ expression: z.string(), values: anyObject() }).nullable(),
+        operatorOutputs: anyObject().optional(),
+        next: nextTransitions,
+      }).describe('a transition fired: its v1 seal receipt'),
+      okWith({
+        fired: z.literal(false),
+        reason: z.string(), guard: z.unknown(), values: z.unknown(), blocked: z.unknown(),
+        contract: z.object({ id: z.string(), name: z.string(), state: z.string(), fireCount: z.number().int(), terminal: z.boolean() }),
+        next: nextTransitions,
+      }).describe('no guard passed: nothing fired, nothing charged'),
+    ]),
     async handler(input, ctx) {
       const who = assertMachineCaller(ctx.caller);
       return fireContract(ctx.app, who, input.id, { transition: input.transition, variables: input.variables, folder: input.folder });
@@ -183,6 +242,15 @@ export const operations: Operation[] = [
     tag: 'chain',
     summary: 'The foundation state machine every machine runs (its lifecycle), as a contract definition; with a key, also the caller\'s current lifecycle state and chain anchor.',
     input: z.strictObject({}),
+    output: okWith({
+      definition,
+      machine: z.object({
+        zid: z.string(), slug: z.string(), state: z.string(),
+        lastLifecycleEvent: z.object({ kind: z.string(), seq: z.number().int(), at: z.string() }).nullable(),
+        chain: z.object({ length: z.number().int(), head: z.string(), genesis: z.object({ seq: z.number().int(), hash: z.string(), at: z.string() }).nullable() }),
+        since: z.string(),
+      }).optional().describe("with a key: the caller's lifecycle state"),
+    }),
     async handler(_i, ctx) {
       const zid = ctx.caller?.zid ?? null;
       const machine = zid ? await foundationStatus(ctx.app.db, zid) : null;

@@ -4,8 +4,9 @@ import { z } from 'zod';
 import { defineOp, type Operation } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { publicOperations } from './registry.ts';
+import { okWith } from './outputs.ts';
 import type { App } from './types.ts';
-import { LOOKUP } from './outputs.ts';
+import { LOOKUP } from './tool-hints.ts';
 
 function matchRoute(pattern: string, path: string): boolean {
   const a = pattern.split('/');
@@ -54,7 +55,7 @@ export const operations: Operation[] = [
     title: 'Search the API',
     brief: "Search this node's HTTP API: endpoints by text, method and access class.",
     hints: LOOKUP,
-    output: z.object({ total: z.number(), endpoints: z.array(z.object({ method: z.string(), path: z.string() })) }),
+    toolOutput: z.object({ total: z.number(), endpoints: z.array(z.object({ method: z.string(), path: z.string() })) }),
     method: 'GET',
     path: '/api/catalog',
     access: 'public',
@@ -65,6 +66,14 @@ export const operations: Operation[] = [
       method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).optional(),
       auth: z.enum(['public', 'user', 'key', 'admin']).optional(),
       limit: z.number().int().min(1).max(200).default(40),
+    }),
+    output: okWith({
+      total: z.number().int().describe('matching operations (all pages)'),
+      endpoints: z.array(z.object({
+        method: z.string(), path: z.string(), auth: z.enum(['public', 'user', 'key', 'admin']), summary: z.string(),
+        tool: z.string().optional().describe('the MCP tool of the same operation'),
+        cost: z.union([z.number(), z.string()]).optional().describe('compute tokens per call'),
+      })),
     }),
     async handler(input, ctx) {
       const q = input.q?.toLowerCase();
@@ -89,7 +98,7 @@ export const operations: Operation[] = [
     title: 'Call an API endpoint',
     brief: 'Call any public /api/* endpoint of this node with your key; returns its status and body.',
     hints: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
-    output: z.object({ status: z.number(), contentType: z.string() }).describe('the answer: status, contentType, body (JSON or text), truncated when a stream was cut'),
+    toolOutput: z.object({ status: z.number(), contentType: z.string() }).describe('the answer: status, contentType, body (JSON or text), truncated when a stream was cut'),
     method: 'POST',
     path: '/api/http',
     access: 'public',
@@ -101,6 +110,13 @@ export const operations: Operation[] = [
       path: z.string().min(1).max(2000),
       query: z.record(z.string().max(200), flatValue).optional(),
       body: z.record(z.string(), z.unknown()).optional(),
+    }),
+    output: z.object({
+      ok: z.boolean().describe('the inner status is below 400'),
+      status: z.number().int().describe("the inner answer's HTTP status"),
+      contentType: z.string(),
+      body: z.unknown().describe('the inner answer: parsed JSON, or text'),
+      truncated: z.literal(true).optional().describe('a streamed answer read for one second, or an answer cut at 16 MiB'),
     }),
     async handler(input, ctx) {
       const method = input.method === 'QUERY' ? 'GET' : input.method;

@@ -303,7 +303,8 @@ export const LEXICON: Record<string, SolverLex> = {
   },
   fracture: {
     fields: {
-      nx: {}, ny: {},
+      // the plate's grid: its describe() texts say "nodes", which belongs to the bar's N
+      nx: { noDescribe: true, aliases: ['nodes along the load'] }, ny: { noDescribe: true, aliases: ['nodes across'] },
       notchFrac: { aliases: ['notch depth', 'notch', 'notch fraction'], percent: true },
       horizonM: { aliases: ['horizon'] },
       N: { aliases: ['nodes', 'bar nodes'] },

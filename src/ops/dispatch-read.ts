@@ -202,7 +202,8 @@ export interface SolverReader {
 const readers = new Map<string, SolverReader>();
 
 function describeUnit(describe: string): Unit | undefined {
-  const par = /\(([^()]*)\)/.exec(normalize(describe))?.[1]?.trim();
+  // "(K; default 300)": the unit is what comes before a ';'
+  const par = /\(([^()]*)\)/.exec(normalize(describe))?.[1]?.split(';')[0].trim();
   if (par) { try { return unitNamed(par); } catch { /* not a unit */ } }
   if (/\bper day\b/.test(describe)) return unitNamed('/day');
   if (/\bin years\b/.test(describe)) return unitNamed('year');

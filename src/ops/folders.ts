@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { type RawReply, defineOp, type Operation } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { assertMachineCaller } from '../services/identity.ts';
+import { okWith, SealedReceipt } from './outputs.ts';
 
 export const operations: Operation[] = [
   defineOp({
@@ -14,6 +15,9 @@ export const operations: Operation[] = [
     tag: 'folders',
     summary: "The caller's folders with their receipt counts.",
     input: z.strictObject({}),
+    output: okWith({
+      folders: z.array(z.object({ name: z.string(), count: z.number().int(), lastAt: z.string() })),
+    }),
     async handler(_i, ctx) {
       const { zid } = assertMachineCaller(ctx.caller);
       const rows = await ctx.app.db.query<any>(
@@ -34,6 +38,11 @@ export const operations: Operation[] = [
       limit: z.number().int().min(1).max(200).default(50),
       before: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe('chain seq cursor: receipts with a smaller seq'),
     }),
+    output: okWith({
+      folder: z.string(),
+      receipts: z.array(SealedReceipt).describe('the sealed answers as they were returned, newest first'),
+      next: z.number().int().nullable().describe('the `before` of the next page (null: no more)'),
+    }),
     async handler(input, ctx) {
       const { zid } = assertMachineCaller(ctx.caller);
       const rows = await ctx.app.db.query<any>(
@@ -53,6 +62,7 @@ export const operations: Operation[] = [
     tag: 'folders',
     summary: 'One of the caller\'s sealed receipts by id.',
     input: z.strictObject({ id: z.string().regex(/^rcpt_[0-9A-Z]{26}$/, 'a receipt id is rcpt_ followed by 26 characters') }),
+    output: SealedReceipt,
     async handler(input, ctx) {
       const { zid } = assertMachineCaller(ctx.caller);
       const rows = await ctx.app.db.query<any>('SELECT body FROM receipts WHERE id = $1 AND zid = $2', [input.id, zid]);

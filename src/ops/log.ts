@@ -79,6 +79,7 @@ export const operations: Operation[] = [
     tag: 'log',
     summary: 'A consistency proof between two tree sizes of the log (RFC 6962 §2.1.2): {oldSize, newSize, proof} with base64 hashes.',
     input: z.strictObject({ old: size.describe('the smaller tree size'), new: size.describe('the larger tree size (at most the current size)') }),
+    output: z.object({ oldSize: z.number().int(), newSize: z.number().int(), proof: z.array(z.string()).describe('base64 SHA-256 hashes, RFC 6962 §2.1.2 order') }),
     async handler(input, ctx) {
       const st = await logState(ctx.app.db);
       assertSizes(input.old, input.new, st.size);
@@ -134,6 +135,11 @@ export const operations: Operation[] = [
     tag: 'log',
     summary: `One of the caller's receipts as a Sigstore bundle v0.3: a DSSE envelope around an in-toto Statement v1 (subject: the receipt digest; predicateType ${PREDICATE_TYPE}: solver, method, inputs, seed, value, unit, precision, log index), signed with the node's ECDSA P-256 key from the JWKS (keyed verification: no transparency-log entry, no timestamp).`,
     input: z.strictObject({ id: receiptId }),
+    output: z.looseObject({
+      mediaType: z.string().describe('application/vnd.dev.sigstore.bundle.v0.3+json'),
+      verificationMaterial: z.record(z.string(), z.unknown()),
+      dsseEnvelope: z.looseObject({ payload: z.string().describe('base64 in-toto Statement v1'), payloadType: z.string(), signatures: z.array(z.looseObject({ sig: z.string(), keyid: z.string().optional() })) }),
+    }).describe('a Sigstore bundle v0.3'),
     async handler(input, ctx) {
       const { receipt } = await ownedLogEntry(ctx, input.id);
       return {

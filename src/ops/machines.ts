@@ -5,7 +5,8 @@ import { SvcError } from '../core/errors.ts';
 import { isZid } from '../core/ids.ts';
 import { createMachine, mintDemoKey, rateLimit, recoverMachine, assertMachineCaller, assertUnderLimit, recordEvent } from '../services/identity.ts';
 import { tokensLeft } from '../services/seal-batch.ts';
-import { CREATES } from './outputs.ts';
+import { CREATES } from './tool-hints.ts';
+import { okWith } from './outputs.ts';
 
 const zidField = z.string().max(64);
 
@@ -24,6 +25,11 @@ export const operations: Operation[] = [
     summary: 'Mint a free demo key (svc_ak_demo_…); exchange it through svc_spin_up for a machine key.',
     description: 'At most 10 per client address per hour.',
     input: z.strictObject({}),
+    output: okWith({
+      apiKey: z.string().describe('svc_ak_demo_…: exchange it for a machine with POST /api/machines'),
+      expiresAt: z.string().describe('ISO 8601'),
+      tokens: z.number().describe('compute tokens the demo key carries'),
+    }),
     async handler(_input, ctx) {
       const now = ctx.app.clock.now();
       const out = await ctx.app.db.tx(async (q) => {
@@ -39,7 +45,7 @@ export const operations: Operation[] = [
     title: 'Create a machine',
     brief: 'Create a machine (needs a demo key): its ZID and a machine key svc_ak_… with daily compute tokens, shown once.',
     hints: CREATES,
-    output: z.object({ zid: z.string(), apiKey: z.string(), keyPrefix: z.string(), recovery: z.object({ equation: z.string(), salt: z.string() }), tier: z.string() }),
+    toolOutput: z.object({ zid: z.string(), apiKey: z.string(), keyPrefix: z.string(), recovery: z.object({ equation: z.string(), salt: z.string() }), tier: z.string() }),
     method: 'POST',
     path: '/api/machines',
     access: 'key',
@@ -49,6 +55,18 @@ export const operations: Operation[] = [
     description: 'Needs a demo key as bearer (POST /api/demo-key/mint); a machine key cannot create machines (403). A demo key creates at most SVC_MACHINES_PER_DEMO_KEY machines (3 by default; then 429 QUOTA_EXCEEDED), and spin-ups are limited per client address. Returns zid, slug, displayName, apiKey, recovery {equation, salt} and tier.',
     input: z.strictObject({
       displayName: z.string().trim().min(1).max(80).regex(/^[^\u0000-\u001f\u007f]*$/, 'no control characters').default('mcp-agent'),
+    }),
+    output: okWith({
+      zid: z.string().describe("the machine's id: Z and 26 Crockford base32 characters"),
+      slug: z.string().describe('URL name (pages at /s/<slug>/)'),
+      displayName: z.string(),
+      apiKey: z.string().describe('the compute key (svc_ak_…); shown once: keep it'),
+      keyPrefix: z.string().describe("the key's public prefix (named in receipts)"),
+      recovery: z.object({
+        equation: z.string().describe('a secret passphrase written as a small linear equation with its solution; with the salt it gets a new key (POST /api/machines/recover). Shown once; stored only as an scrypt hash'),
+        salt: z.string(),
+      }),
+      tier: z.literal('free'),
     }),
     async handler(input, ctx) {
       const caller = ctx.caller!;
@@ -82,6 +100,11 @@ export const operations: Operation[] = [
     tag: 'machines',
     summary: 'Recover a machine with its recovery equation and salt: every key is revoked and a new one returned.',
     input: z.strictObject({ zid: zidField, equation: z.string().min(1).max(512), salt: z.string().min(1).max(128) }),
+    output: okWith({
+      zid: z.string(),
+      apiKey: z.string().describe('the new compute key; every older key is revoked'),
+      keyPrefix: z.string(),
+    }),
     async handler(input, ctx) {
       checkZid(input.zid);
       // Failures are limited per (machine, address) and per address, never per machine alone:
@@ -111,6 +134,14 @@ export const operations: Operation[] = [
     tag: 'machines',
     summary: "The caller's machine: ZID, slug, tier, state, tokens left today and chain head.",
     input: z.strictObject({}),
+    output: okWith({
+      zid: z.string(), slug: z.string(), displayName: z.string(), tier: z.string(), state: z.string(),
+      keyPrefix: z.string(),
+      mailbox: z.string(),
+      tokens: z.object({ remaining: z.number(), perDay: z.number() }),
+      chain: z.object({ seq: z.number().int(), head: z.string() }),
+      createdAt: z.string(),
+    }),
     async handler(_input, ctx) {
       const { zid } = assertMachineCaller(ctx.caller);
       const [m] = await ctx.app.db.query<any>('SELECT zid, slug, display_name, tier, state, chain_seq, chain_head, created_at FROM machines WHERE zid = $1', [zid]);

@@ -5,7 +5,12 @@ import { defineOp, type Operation, type RawReply } from './types.ts';
 import { assertMachineCaller, rateLimit } from '../services/identity.ts';
 import { SvcError } from '../core/errors.ts';
 import { MAX_MAIL_HTML_BYTES, deliverMail, listMail, getMail, rawMail, mailboxOf, MAIL_ID_RE } from '../hosting/mail.ts';
-import { CREATES } from './outputs.ts';
+import { CREATES } from './tool-hints.ts';
+import { okWith, ChainLink } from './outputs.ts';
+
+const mailWarning = z.object({ rule: z.enum(['table-layout', 'inline-css', 'https-links', 'max-width']), message: z.string() });
+const removed = z.object({ tags: z.array(z.string()), attributes: z.array(z.string()), urls: z.array(z.string()), styles: z.array(z.string()) })
+  .describe('what the sanitiser removed');
 
 /** html and text together, JSON-escaped, stay under this; each is checked against 512 KB (413). */
 export const MAIL_BODY_LIMIT = 3 * MAX_MAIL_HTML_BYTES;
@@ -21,7 +26,7 @@ export const operations: Operation[] = [
     title: 'Mail an HTML message to yourself',
     brief: 'Deliver an HTML email to your own mailbox; active content is stripped and email rules are checked.',
     hints: CREATES,
-    output: z.object({ delivered: z.boolean(), id: z.string(), mailbox: z.string(), warnings: z.array(z.object({ rule: z.string(), message: z.string() })) }),
+    toolOutput: z.object({ delivered: z.boolean(), id: z.string(), mailbox: z.string(), warnings: z.array(z.object({ rule: z.string(), message: z.string() })) }),
     method: 'POST',
     path: '/api/mail',
     access: 'user',
@@ -35,6 +40,13 @@ export const operations: Operation[] = [
       html: z.string().min(1),
       text: z.string().optional(),
       from: z.string().trim().max(80).regex(noControl, 'no control characters').optional(),
+    }),
+    output: okWith({
+      delivered: z.literal(true),
+      id: z.string().describe('m_…'), mailbox: z.string(), subject: z.string(), from: z.string().nullable(),
+      warnings: z.array(mailWarning).describe('breaches of the email rules'), removed,
+      textGenerated: z.boolean(), bytes: z.number().int(), date: z.string(), messageId: z.string(), chain: ChainLink,
+      links: z.object({ self: z.string(), raw: z.string() }),
     }),
     async handler(input, ctx) {
       const { zid } = assertMachineCaller(ctx.caller);
@@ -61,6 +73,11 @@ export const operations: Operation[] = [
       limit: z.number().int().min(1).max(100).default(20),
       before: z.string().regex(MAIL_ID_RE, 'a message id (m_…)').optional(),
     }),
+    output: okWith({
+      mailbox: z.string(),
+      messages: z.array(z.object({ id: z.string(), subject: z.string(), from: z.string().nullable(), date: z.string(), warnings: z.number().int(), messageId: z.string() })),
+      next: z.string().nullable().describe('the `before` of the next page (null: no more)'),
+    }),
     async handler(input, ctx) {
       const { zid } = assertMachineCaller(ctx.caller);
       const messages = await listMail(ctx.app.db, zid, ctx.app.config.mailDomain, input.limit, input.before);
@@ -76,6 +93,10 @@ export const operations: Operation[] = [
     tag: 'mail',
     summary: 'One message of the caller\'s mailbox: sanitised html, text, warnings. Another machine\'s message is 404.',
     input: z.strictObject({ id: idParam }),
+    output: okWith({
+      id: z.string(), mailbox: z.string(), from: z.string().nullable(), subject: z.string(), date: z.string(), messageId: z.string(),
+      html: z.string().describe('the sanitised html'), text: z.string(), warnings: z.array(mailWarning), removed,
+    }),
     async handler(input, ctx) {
       const { zid } = assertMachineCaller(ctx.caller);
       return { ok: true, ...(await getMail(ctx.app.db, zid, ctx.app.config.mailDomain, input.id)) };

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { defineOp, type Operation } from './types.ts';
 import type { App } from './types.ts';
+import { okWith } from './outputs.ts';
 
 export const HEARTBEAT_MS = 5000;
 export const STALE_SECONDS = 15;
@@ -39,8 +40,13 @@ export function operations(app: App): Operation[] {
       path: '/api/mesh',
       access: 'public',
       tag: 'mesh',
+      title: 'Nodes of the mesh',
       summary: "This node's id, version and start time, and the live nodes that share its database.",
       input: z.strictObject({}),
+      output: okWith({
+        node: z.object({ id: z.string(), version: z.string(), startedAt: z.string(), store: z.string().describe('pglite or postgres') }),
+        nodes: z.array(z.object({ id: z.string(), version: z.string(), baseUrl: z.string(), startedAt: z.string(), lastSeen: z.string(), self: z.boolean() })),
+      }),
       async handler(_i, ctx) {
         const rows = await ctx.app.db.query<any>(
           `SELECT node_id, version, base_url, started_at, last_seen FROM mesh_nodes

@@ -12,6 +12,18 @@ import {
   startAuthorization, approveAuthorization, exchangeCode, rotateRefreshToken, revokeToken, resolveAccessToken,
   discoveryDocument, oauthError, rfcStyle, revokeGrant, registerClient, protectedResourceMetadata, RESOURCE_METADATA_PATH, type TokenSet,
 } from '../hosting/oauth.ts';
+import { okWith } from './outputs.ts';
+
+const tokenSet = okWith({
+  access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int().describe('seconds'),
+  refresh_token: z.string(), refresh_token_expires_in: z.number().int(), id_token: z.string().describe('an OpenID Connect id_token (EdDSA JWT)'),
+  scope: z.string(), zid: z.string().describe('the machine that granted it'),
+}).meta({ id: 'OAuthTokenSet', description: 'The tokens of a grant (RFC 6749 §5.1), with the machine that granted them.' });
+const serverMetadata = z.looseObject({
+  issuer: z.string(), authorization_endpoint: z.string(), token_endpoint: z.string(), jwks_uri: z.string(),
+  scopes_supported: z.array(z.string()), response_types_supported: z.array(z.string()), grant_types_supported: z.array(z.string()),
+  code_challenge_methods_supported: z.array(z.string()),
+}).meta({ id: 'AuthorizationServerMetadata', description: 'OAuth 2.0 authorization server metadata (RFC 8414) / OpenID Connect discovery.' });
 
 const str = (max: number) => z.string().max(max);
 const clientId = z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
@@ -33,6 +45,7 @@ export function operations(app: App): Operation[] {
       path: '/api/oauth/authorize',
       access: 'public',
       tag: 'oauth',
+      title: 'Start an authorization (PKCE)',
       summary: 'Entry point of the vault-issuance ceremony (OAuth 2.1 authorization code with PKCE S256).',
       description: 'Without parameters (or with client_id alone) it describes the ceremony. With client_id, redirect_uri, response_type=code, code_challenge and code_challenge_method=S256 (state, scope and nonce optional) it records a pending request for 10 minutes and returns its requestId: the machine owner approves it with POST /api/oauth/authorize/approve, which yields the authorization code and the redirect URL. Common OpenID parameters (prompt, login_hint, max_age, ui_locales, display, acr_values, id_token_hint) are accepted and ignored.',
       input: z.strictObject({
@@ -54,6 +67,11 @@ export function operations(app: App): Operation[] {
         id_token_hint: str(4000).optional(),
         resource: str(2000).optional().describe('RFC 8707 resource indicator: this node, or a URL under it (the MCP endpoint)'),
       }),
+      output: z.looseObject({
+        ok: z.literal(true), ceremony: z.string(), issuer: z.string(), steps: z.array(z.unknown()),
+        pending: z.boolean().describe('true: a request was recorded and waits for the machine owner'),
+        requestId: z.string().optional().describe('pending: what the owner approves'),
+      }),
       async handler(input, ctx) {
         if (input.redirect_uri !== undefined || input.code_challenge !== undefined) {
           await ctx.app.db.tx((q) => rateLimit(q, `oauth-authorize:${ctx.ip}`, 120, 600));
@@ -67,9 +85,19 @@ export function operations(app: App): Operation[] {
       path: '/api/oauth/authorize/approve',
       access: 'key',
       tag: 'oauth',
+      title: 'Approve an authorization request',
       summary: 'The machine owner approves (or denies) a pending authorization request with its API key; returns the authorization code and the redirect URL.',
       description: 'The code is single-use, valid for 120 s, and bound to the client_id, redirect_uri and PKCE challenge of the request. The grant lives as long as the API key that approved it. An OAuth access token cannot approve.',
       input: z.strictObject({ requestId: str(100), approve: z.boolean().default(true) }),
+      output: okWith({
+        approved: z.boolean(),
+        code: z.string().optional().describe('approved: the single-use authorization code (120 s)'),
+        state: z.string().nullable().optional(),
+        expiresAt: z.string().optional(),
+        redirectUrl: z.string().describe("the client's redirect_uri with code (or error) and state"),
+        clientId: z.string().optional(),
+        scope: z.string().optional(),
+      }),
       async handler(input, ctx) {
         return approveAuthorization(ctx.app, ctx.caller!, input);
       },
@@ -80,6 +108,7 @@ export function operations(app: App): Operation[] {
       path: '/api/oauth/token',
       access: 'public',
       tag: 'oauth',
+      title: 'Token endpoint',
       summary: 'Token endpoint (RFC 6749 §3.2; form-encoded or JSON): grant_type=authorization_code with code_verifier, or grant_type=refresh_token (rotation).',
       description: 'Public clients only (token_endpoint_auth_method none): client_id identifies the client. Answers {access_token, token_type: Bearer, expires_in, refresh_token, id_token, scope} with Cache-Control: no-store; errors carry the RFC 6749 error value in `error` and the stable `code` (INVALID_GRANT, INVALID_INPUT, ZID_NOT_LINKED).',
       input: z.strictObject({
@@ -94,6 +123,7 @@ export function operations(app: App): Operation[] {
         zid: str(64).optional(),
         resource: str(2000).optional(),
       }),
+      output: tokenSet,
       async handler(input, ctx) {
         try {
           if (input.grant_type === 'authorization_code') return tokenReply(await exchangeCode(ctx.app, input));
@@ -124,6 +154,7 @@ export function operations(app: App): Operation[] {
         client_id: clientId.optional(),
         scope: str(1000).optional(),
       }),
+      output: tokenSet,
       async handler(input, ctx) {
         if (input.grant_type !== undefined && input.grant_type !== 'refresh_token') {
           throw oauthError('INVALID_INPUT', 'unsupported_grant_type', "grant_type must be 'refresh_token' here");
@@ -142,6 +173,7 @@ export function operations(app: App): Operation[] {
       path: '/api/oauth/revoke',
       access: 'public',
       tag: 'oauth',
+      title: 'Revoke a token',
       summary: 'Token revocation (RFC 7009; form-encoded or JSON {token, token_type_hint?}). A refresh token ends its whole grant; an access token is revoked alone. Unknown tokens still answer 200.',
       input: z.strictObject({
         token: str(200).optional(),
@@ -149,6 +181,7 @@ export function operations(app: App): Operation[] {
         client_id: clientId.optional(),
         client_secret: str(500).optional(),
       }),
+      output: okWith({ revoked: z.boolean().describe('a known token was revoked (unknown tokens answer false, still 200)') }),
       async handler(input, ctx) {
         try {
           const r = await revokeToken(ctx.app, input);
@@ -166,6 +199,9 @@ export function operations(app: App): Operation[] {
       tag: 'oauth',
       summary: "The caller machine's OAuth grants (client, scope, created, revoked).",
       input: z.strictObject({}),
+      output: okWith({
+        grants: z.array(z.object({ id: z.string(), clientId: z.string(), scope: z.string(), createdAt: z.string(), revokedAt: z.string().nullable(), revokeReason: z.string().nullable() })),
+      }),
       async handler(_input, ctx) {
         const zid = ctx.caller!.zid;
         if (!zid) throw new SvcError('FORBIDDEN', 'a machine key is required');
@@ -185,6 +221,7 @@ export function operations(app: App): Operation[] {
       tag: 'oauth',
       summary: 'Log a client out: revoke one of the caller machine\'s grants and every token minted from it. Another machine\'s grant is 404.',
       input: z.strictObject({ id: str(100) }),
+      output: okWith({ id: z.string(), revoked: z.literal(true) }),
       async handler(input, ctx) {
         const zid = ctx.caller!.zid;
         if (!zid) throw new SvcError('FORBIDDEN', 'a machine key is required');
@@ -199,6 +236,7 @@ export function operations(app: App): Operation[] {
       access: 'public',
       tag: 'oauth',
       successStatus: [201],
+      output: z.looseObject({ client_id: z.string(), redirect_uris: z.array(z.string()), token_endpoint_auth_method: z.string() }).describe('the registered client (RFC 7591 §3.2.1)'),
       summary: 'Dynamic client registration (RFC 7591) of a public client: answers 201 with its client_id and the metadata registered.',
       description: 'JSON client metadata: redirect_uris (required; https, http on a loopback host, or a private-use scheme), client_name, client_uri, logo_uri, scope, grant_types (authorization_code, refresh_token), response_types (code), token_endpoint_auth_method, application_type, software_id, software_version. Only public clients are registered (token_endpoint_auth_method none, no secret); metadata the node does not use is not kept, and the answer says what was registered (RFC 7591 §3.2.1). A registered client may only use its registered redirect URIs. At most 30 registrations per client address per hour. Errors follow RFC 7591 §3.2.2 (invalid_redirect_uri, invalid_client_metadata).',
       // RFC 7591 §2: metadata the server does not understand is ignored, not refused
@@ -234,6 +272,12 @@ export function operations(app: App): Operation[] {
       summary: 'OAuth 2.0 protected resource metadata (RFC 9728): this node is the resource and its own authorization server; the scopes it accepts.',
       description: 'Every 401 names this document in its WWW-Authenticate challenge (resource_metadata), so that an MCP client can start signing in: discovery (/.well-known/oauth-authorization-server), registration (POST /api/oauth/register), the authorization code flow with PKCE (the machine owner approves), then bearer access tokens. The scope compute runs sealed computations charged to the approving machine; machine:read reads its receipts.',
       input: z.strictObject({}),
+      output: z.looseObject({
+        resource: z.string().describe('this node (SVC_BASE_URL)'),
+        authorization_servers: z.array(z.string()),
+        scopes_supported: z.array(z.string()),
+        bearer_methods_supported: z.array(z.string()).optional(),
+      }).describe('RFC 9728 protected resource metadata'),
       async handler(_input, ctx) {
         return json(protectedResourceMetadata(ctx.app), { 'cache-control': 'public, max-age=300' });
       },
@@ -246,6 +290,7 @@ export function operations(app: App): Operation[] {
       tag: 'oauth',
       summary: "The node's public signing keys (JWKS): id_tokens and v3 receipts verify against them.",
       input: z.strictObject({}),
+      output: z.object({ keys: z.array(z.looseObject({ kty: z.string(), kid: z.string(), alg: z.string().optional(), crv: z.string().optional(), x: z.string().optional() })) }).describe('JSON Web Key Set (RFC 7517)'),
       async handler(_input, ctx) {
         return json(await jwks(ctx.app.db), { 'cache-control': 'public, max-age=300' });
       },
@@ -258,6 +303,7 @@ export function operations(app: App): Operation[] {
       tag: 'oauth',
       summary: 'OpenID Connect discovery document (issuer = the node\'s base URL).',
       input: z.strictObject({}),
+      output: serverMetadata,
       async handler(_input, ctx) {
         return json(discoveryDocument(ctx.app), { 'cache-control': 'public, max-age=300' });
       },
@@ -270,6 +316,7 @@ export function operations(app: App): Operation[] {
       tag: 'oauth',
       summary: 'OAuth 2.0 authorization server metadata (RFC 8414); the same document as openid-configuration.',
       input: z.strictObject({}),
+      output: serverMetadata,
       async handler(_input, ctx) {
         return json(discoveryDocument(ctx.app), { 'cache-control': 'public, max-age=300' });
       },

@@ -12,7 +12,21 @@ import { matchDomains, textForId, MATCH_DEFAULT_LIMIT, MATCH_MAX_LIMIT } from '.
 import { runComputeProtocol, MAX_EXTRA_OPERATORS } from '../operators/compute.ts';
 import { composeUnified, MAX_UNIFIED_OPERATORS } from '../operators/compose.ts';
 import { runLattice, MIN_NODES, MAX_NODES } from '../operators/lattice.ts';
-import { LOOKUP, SEALING, sealedResult } from './outputs.ts';
+import { LOOKUP, SEALING, sealedResult } from './tool-hints.ts';
+import { okWith, Precision, SealedReceipt } from './outputs.ts';
+
+const operatorSummary = z.object({
+  id: z.string(), name: z.string(), domain: z.string(), prefix: z.string().describe("the domain's code"), tier: z.number().int(),
+  equation: z.string().describe('a mathjs expression over the input keys'),
+  inputs: z.record(z.string(), z.string()).describe('input key → its unit'), inputKeys: z.array(z.string()),
+  output: z.object({ unit: z.string() }), description: z.string(), source: z.string(),
+}).meta({ id: 'OperatorSummary', description: 'A catalogued operator: its equation, the units of its inputs and of its output.' });
+const domainRef = z.object({ name: z.string(), slug: z.string(), code: z.string() });
+const operatorOutcome = z.object({
+  id: z.string(), name: z.string(), domain: z.string(), equation: z.string(),
+  inputs: z.record(z.string(), z.object({ value: z.number(), unit: z.string() })),
+  value: z.number(), unit: z.string(), verifiedValue: z.number().describe('the independent SI recomputation'), errorPct: z.number(),
+});
 
 /** Any JS number, finite or not: non-finite inputs must reach the dimensional gate (422), not zod (400). */
 const anyNumber = z.custom<number>((v) => typeof v === 'number', { message: 'expected a number' }).meta({ type: 'number' });
@@ -39,7 +53,7 @@ export const operations: Operation[] = [
     title: 'List operators',
     brief: "The operator catalog: every domain with its operator ids, or one domain's operators in full.",
     hints: LOOKUP,
-    output: z.object({ ok: z.boolean() }).describe('all domains with their operator ids, or one domain with its operators'),
+    toolOutput: z.object({ ok: z.boolean() }).describe('all domains with their operator ids, or one domain with its operators'),
     method: 'GET',
     path: '/api/operators',
     access: 'public',
@@ -47,6 +61,13 @@ export const operations: Operation[] = [
     summary: 'Lists catalogued operators: those of one domain, or (domain omitted or empty) all 67 domains with their operator ids.',
     description: 'domain may be a domain name, slug, code (the operators\' prefix) or alias. Each operator has id, domain, prefix, tier, equation, accepted input keys with units and output unit.',
     input: z.strictObject({ domain: z.string().max(120).optional() }),
+    output: z.union([
+      okWith({
+        domainCount: z.number().int(), operatorCount: z.number().int(),
+        domains: z.array(domainRef.extend({ defaultOperator: z.string(), count: z.number().int(), operators: z.array(z.string()) })),
+      }).describe('no domain given: every domain with its operator ids'),
+      okWith({ domain: domainRef, defaultOperator: z.string(), count: z.number().int(), operators: z.array(operatorSummary) }).describe('one domain'),
+    ]),
     async handler(input) {
       const cat = loadCatalog();
       if (!input.domain || !input.domain.trim()) {
@@ -72,7 +93,7 @@ export const operations: Operation[] = [
     title: 'Find an operator',
     brief: 'Full-text search of the operator catalog (id, name, equation, description).',
     hints: LOOKUP,
-    output: z.object({ count: z.number(), operators: z.array(z.object({ id: z.string() })) }),
+    toolOutput: z.object({ count: z.number(), operators: z.array(z.object({ id: z.string() })) }),
     method: 'GET',
     path: '/api/operators/search',
     access: 'public',
@@ -82,6 +103,7 @@ export const operations: Operation[] = [
       term: z.string().min(1).max(200),
       limit: z.number().int().min(1).max(SEARCH_MAX_LIMIT).default(SEARCH_DEFAULT_LIMIT),
     }),
+    output: okWith({ term: z.string(), count: z.number().int(), operators: z.array(operatorSummary.extend({ score: z.number().describe('relevance, higher first') })) }),
     async handler(input) {
       const hits = findOperators(input.term, input.limit);
       return { ok: true, term: input.term, count: hits.length, operators: hits };
@@ -95,6 +117,7 @@ export const operations: Operation[] = [
     tag: 'operators',
     summary: 'One catalogued operator with its equation, units, example inputs and source.',
     input: z.strictObject({ id: operatorId }),
+    output: okWith({ operator: operatorSummary.extend({ example: z.record(z.string(), z.number()).describe('sample inputs in the declared units') }) }),
     async handler(input) {
       const o = getOperator(input.id);
       if (!o) throw new SvcError('NOT_FOUND', `no operator '${input.id}'`);
@@ -107,13 +130,20 @@ export const operations: Operation[] = [
     title: 'Science domains',
     brief: 'The 67 science domains with their literature sources and operator counts.',
     hints: LOOKUP,
-    output: z.object({ count: z.number(), domains: z.array(z.object({ name: z.string() })) }),
+    toolOutput: z.object({ count: z.number(), domains: z.array(z.object({ name: z.string() })) }),
     method: 'GET',
     path: '/api/domains',
     access: 'public',
     tag: 'operators',
     summary: 'The 67 science domains, the literature sources serving each, and their operator counts.',
     input: z.strictObject({}),
+    output: okWith({
+      count: z.number().int(),
+      domains: z.array(domainRef.extend({
+        aliases: z.array(z.string()).optional(), description: z.string(), sources: z.array(z.string()).describe('literature sources serving the domain'),
+        defaultOperator: z.string(), operatorCount: z.number().int(), vocabulary: z.array(z.string()),
+      })),
+    }),
     async handler() {
       const cat = loadCatalog();
       return {
@@ -133,7 +163,7 @@ export const operations: Operation[] = [
     title: 'Match science domains',
     brief: 'Science domains whose vocabulary matches a text or an operator id, with the terms that matched.',
     hints: LOOKUP,
-    output: z.object({ count: z.number(), domains: z.array(z.object({ name: z.string() })) }),
+    toolOutput: z.object({ count: z.number(), domains: z.array(z.object({ name: z.string() })) }),
     method: 'POST',
     path: '/api/domains/match',
     access: 'public',
@@ -143,6 +173,11 @@ export const operations: Operation[] = [
       id: z.string().min(1).max(200).optional(),
       text: z.string().min(1).max(5000).optional(),
       limit: z.number().int().min(1).max(MATCH_MAX_LIMIT).default(MATCH_DEFAULT_LIMIT),
+    }),
+    output: okWith({
+      id: z.string().optional(), resolved: z.string().nullable().optional().describe("what the id named: 'operator:<id>', 'domain:<slug>' or null"),
+      count: z.number().int(),
+      domains: z.array(domainRef.extend({ score: z.number(), terms: z.array(z.string()).describe('the terms that matched'), defaultOperator: z.string() })),
     }),
     async handler(input) {
       if (!input.id && !input.text) throw new SvcError('INVALID_INPUT', 'give id or text', { issues: [{ path: 'text', message: 'id or text is required' }] });
@@ -158,7 +193,7 @@ export const operations: Operation[] = [
     title: 'Compute with catalogued operators',
     brief: 'Apply catalogued operators to numeric inputs of a science domain; the value is sealed with its unit.',
     hints: SEALING,
-    output: sealedResult(),
+    toolOutput: sealedResult(),
     method: 'POST',
     path: '/api/svc/compute',
     access: 'key',
@@ -173,6 +208,17 @@ export const operations: Operation[] = [
       operators: z.array(operatorId).max(MAX_EXTRA_OPERATORS + 1).optional(),
       folder: folderField,
       query: z.string().max(2000).optional(),
+    }),
+    output: SealedReceipt.extend({
+      value: z.number().describe("the primary operator's value"),
+      unit: z.string(),
+      result: z.object({
+        primary: z.string().describe('the operator whose value is sealed'),
+        protocol: z.array(z.object({ step: z.enum(['SELECT', 'BIND', 'VALIDATE', 'COMPUTE', 'VERIFY', 'PULSE', 'RETURN']), ok: z.boolean(), detail: z.record(z.string(), z.unknown()) })),
+        operators: z.array(operatorOutcome),
+      }),
+      precision: Precision,
+      query: z.string().optional(),
     }),
     async handler(input, ctx) {
       const { zid, keyPrefix } = assertMachineCaller(ctx.caller);
@@ -196,7 +242,7 @@ export const operations: Operation[] = [
     title: 'Compose operators',
     brief: 'Compose catalogued or your own operator equations (product, timeline or single); the value is sealed.',
     hints: SEALING,
-    output: sealedResult(),
+    toolOutput: sealedResult(),
     method: 'POST',
     path: '/api/svc/unified',
     access: 'key',
@@ -220,6 +266,18 @@ export const operations: Operation[] = [
       domain: z.string().max(120).optional(),
       query: z.string().max(2000).optional(),
       folder: folderField,
+    }),
+    output: SealedReceipt.extend({
+      value: z.number(),
+      unit: z.string().describe('the unit the value is in (declared units multiplied symbol by symbol)'),
+      result: z.object({
+        strategy: z.enum(['A', 'B', 'C']).describe('A algebraic product, B sequential timeline, C single operator'),
+        intermediates: z.array(z.object({ id: z.string(), source: z.enum(['catalog', 'custom']), kind: z.enum(['algebraic', 'ode']), equation: z.string(), value: z.number(), unit: z.string() })),
+        compiled: z.string().describe('the composed expression'),
+        consts: z.record(z.string(), z.number()),
+      }),
+      precision: Precision,
+      query: z.string().optional(),
     }),
     async handler(input, ctx) {
       const { zid, keyPrefix } = assertMachineCaller(ctx.caller);
@@ -251,7 +309,7 @@ export const operations: Operation[] = [
     title: 'Pulse lattice',
     brief: 'Sealed pulse lattice of 2-5 nodes at staggered phases: R_t per node and a coherence score.',
     hints: SEALING,
-    output: sealedResult(),
+    toolOutput: sealedResult(),
     method: 'POST',
     path: '/api/svc/lattice',
     access: 'key',
@@ -265,6 +323,19 @@ export const operations: Operation[] = [
         inputs: inputsRecord.optional(),
       })).min(MIN_NODES).max(MAX_NODES),
       folder: folderField,
+    }),
+    output: SealedReceipt.extend({
+      value: z.number().describe('the coherence score'),
+      unit: z.literal('1'),
+      result: z.object({
+        nodes: z.array(z.object({
+          index: z.number().int(), domain: z.string().nullable(), operator: z.string().nullable(), phase: z.number(), phaseOffset: z.number(),
+          R_t: z.number(), S: z.number(), value: z.number().nullable(), unit: z.string().nullable(),
+        })),
+        coherenceScore: z.number().describe('mean pairwise agreement of the nodes\' modulations, in [0, 1]'),
+        latticeSum: z.number(), latticeEquation: z.string(), phase: z.number(), svcond: z.number().int(),
+      }),
+      precision: Precision,
     }),
     async handler(input, ctx) {
       const { zid, keyPrefix } = assertMachineCaller(ctx.caller);

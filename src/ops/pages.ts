@@ -9,6 +9,12 @@ import {
   MAX_PAGE_BYTES, PAGE_SLUG_RE, PAGE_HEADERS, LAUNCHER_HEADERS, publishPage, deletePage, listPages, getOwnPage,
   publicPageHtml, launcherHtml, pageUrls,
 } from '../hosting/pages.ts';
+import { okWith, ChainLink } from './outputs.ts';
+
+const pageRow = {
+  pageSlug: z.string(), title: z.string(), bytes: z.number().int(), sha256: z.string(), createdAt: z.string(), updatedAt: z.string(),
+};
+const pageUrlFields = { url: z.string().describe('where the page is served'), launcherUrl: z.string().describe("the machine's launcher page") };
 
 /** JSON escaping can grow html (quotes, newlines, \u escapes); the html itself is checked against
  * MAX_PAGE_BYTES in the handler (413). The body limit stays below 2 MB. */
@@ -38,7 +44,7 @@ export const operations: Operation[] = [
     title: 'Publish a page',
     brief: 'Publish an HTML page at /s/<machine>/p/<slug>/ (served sandboxed); republishing a slug replaces it.',
     hints: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
-    output: z.object({ pageSlug: z.string(), url: z.string(), replaced: z.boolean() }),
+    toolOutput: z.object({ pageSlug: z.string(), url: z.string(), replaced: z.boolean() }),
     method: 'POST',
     path: '/api/pages',
     access: 'user',
@@ -52,6 +58,7 @@ export const operations: Operation[] = [
       html: z.string().min(1), // size: bodyLimit and the byte check below, both 413
       pageSlug: pageSlug.default('app'),
     }),
+    output: okWith({ ...pageRow, ...pageUrlFields, replaced: z.boolean().describe('an earlier page with this slug was replaced'), chain: ChainLink }),
     async handler(input, ctx) {
       const { zid } = assertMachineCaller(ctx.caller);
       const bytes = Buffer.byteLength(input.html, 'utf8');
@@ -74,6 +81,7 @@ export const operations: Operation[] = [
     tag: 'pages',
     summary: "The caller's published pages (slug, title, size, URLs).",
     input: z.strictObject({}),
+    output: okWith({ machine: z.string(), launcherUrl: z.string(), pages: z.array(z.object({ ...pageRow, url: z.string() })) }),
     async handler(_input, ctx) {
       const { zid } = assertMachineCaller(ctx.caller);
       const slug = await machineSlug(ctx, zid);
@@ -90,6 +98,7 @@ export const operations: Operation[] = [
     tag: 'pages',
     summary: 'One of the caller\'s pages with its html. Another machine\'s page is 404.',
     input: z.strictObject({ slug: slugParam }),
+    output: okWith({ ...pageRow, html: z.string(), ...pageUrlFields }),
     async handler(input, ctx) {
       const { zid } = assertMachineCaller(ctx.caller);
       const page = await getOwnPage(ctx.app.db, zid, input.slug);
@@ -106,6 +115,7 @@ export const operations: Operation[] = [
     tag: 'pages',
     summary: 'Unpublish one of the caller\'s pages. Another machine\'s page is 404.',
     input: z.strictObject({ slug: slugParam }),
+    output: okWith({ pageSlug: z.string(), deleted: z.literal(true), chain: ChainLink }),
     async handler(input, ctx) {
       const { zid } = assertMachineCaller(ctx.caller);
       const out = await ctx.app.db.tx((q) => deletePage(q, zid, input.slug));

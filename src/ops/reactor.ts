@@ -12,7 +12,31 @@ import { folderField } from './schema.ts';
 import { MAX_DEPTH, runReactor, type ReactorInput } from '../live/reactor.ts';
 import { HEX64, fromHex, leafHash, rootOfLeafHashes, verifyInclusion } from '../live/merkle.ts';
 import { NAME_RE } from '../live/expr.ts';
-import { CREATES } from './outputs.ts';
+import { CREATES } from './tool-hints.ts';
+import { okWith, SealedReceipt, Tokens } from './outputs.ts';
+
+const reactorRun = okWith({
+  run: z.string().describe('rx_…; GET /api/reactor/{id} reads the run back'),
+  mode: z.enum(['solver', 'operator', 'expr']),
+  source: z.record(z.string(), z.unknown()),
+  steps: z.number().int(),
+  stopped: z.looseObject({ reason: z.string().describe('until, max-depth, diverged, time-budget or refused'), atStep: z.number().int().optional() }),
+  t0: z.number(),
+  svcondSeconds: z.number(),
+  trajectory: z.array(z.looseObject({
+    step: z.number().int(), t: z.number(), svcond: z.number().int(), phase: z.number(), R_t: z.number(),
+    inputs: z.record(z.string(), z.number()),
+    state: z.record(z.string(), z.number()).optional(),
+    outputs: z.record(z.string(), z.unknown()).optional(),
+    value: z.number(), unit: z.string().nullable(),
+    receipt: z.looseObject({ id: z.string(), svcProof: z.string(), operators: z.array(z.string()), R_t: z.number(), svcond: z.number().int(), keyPrefix: z.string() }),
+    inclusion: z.array(z.string()).describe('the Merkle inclusion path of this step'),
+  })),
+  merkle: z.object({ root: z.string(), size: z.number().int(), scheme: z.string(), leaf: z.string(), verify: z.string() }),
+  final: SealedReceipt.describe("the last step's sealed receipt"),
+  tokens: Tokens.partial(),
+  expressions: z.string().describe('the expression compiler used'),
+}).meta({ id: 'ReactorRun', description: 'A recursive sealed loop: its trajectory, why it stopped, its Merkle root and last receipt.' });
 
 const expression = z.string().min(1).max(500);
 const hex64 = z.string().regex(HEX64, '64 lower-case hex characters');
@@ -73,7 +97,7 @@ export const operations: Operation[] = [
     title: 'Run a sealed loop',
     brief: 'A sealed loop: a solver, operator or expressions re-run on mapped outputs until a stop condition holds.',
     hints: CREATES,
-    output: z.object({ run: z.string(), steps: z.number(), trajectory: z.array(z.object({ step: z.number() })), merkle: z.object({ root: z.string() }) }),
+    toolOutput: z.object({ run: z.string(), steps: z.number(), trajectory: z.array(z.object({ step: z.number() })), merkle: z.object({ root: z.string() }) }),
     method: 'POST',
     path: '/api/reactor',
     access: 'key',
@@ -82,6 +106,7 @@ export const operations: Operation[] = [
     summary: 'Run a recursive sealed compute loop: a solver, catalog operator or expression map applied step after step, outputs mapped to the next inputs by sandboxed expressions of the environment (t, phase, svcond, R_t, step), until a stop condition holds or maxDepth (at most 64) steps ran.',
     description: 'Step k uses the fixed instant t0 + k*0.777 s, so the trajectory is a pure function of the request when the expressions do not read the pulse. Every step is sealed (v2, one token); a diverging loop stops at its last finite step and nothing non-finite is sealed. Returns the trajectory, the final receipt and an RFC 6962 Merkle root over the step receipts\' svcProofs, with an inclusion path per step; POST /api/reactor/verify checks it.',
     input: reactorInput,
+    output: reactorRun,
     handler: (input, ctx) => runReactor(input as ReactorInput, ctx),
   }),
   defineOp({
@@ -92,6 +117,15 @@ export const operations: Operation[] = [
     tag: 'live',
     summary: 'Verify a reactor run\'s Merkle root: from all its leaves (svcProofs), from its step receipts (each proof is checked as well), or from one step\'s inclusion path.',
     input: verifyInput,
+    output: okWith({
+      valid: z.boolean(),
+      mode: z.enum(['inclusion', 'leaves', 'receipts']),
+      size: z.number().int(),
+      index: z.number().int().optional(),
+      computedRoot: z.string().optional(),
+      rootValid: z.boolean().optional(),
+      proofs: z.array(z.boolean()).optional().describe('receipts: each step proof checked'),
+    }),
     async handler(input, ctx) {
       const root = fromHex(input.root);
       if (input.inclusion) {
@@ -120,6 +154,7 @@ export const operations: Operation[] = [
     tag: 'live',
     summary: 'A stored reactor run of the caller: trajectory, stop reason, Merkle root and final receipt.',
     input: z.strictObject({ id: z.string().regex(/^rx_[0-9A-HJKMNP-TV-Z]{26}$/, 'a run id: rx_ followed by 26 Crockford base32 characters') }),
+    output: reactorRun,
     async handler(input, ctx) {
       const { zid } = assertMachineCaller(ctx.caller);
       const rows = await ctx.app.db.query<{ body: string }>('SELECT body FROM reactor_runs WHERE id = $1 AND zid = $2', [input.id, zid]);

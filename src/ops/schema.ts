@@ -73,11 +73,43 @@ export function portableSchema(schema: Record<string, unknown>, opts: { output?:
   return walk(schema, '');
 }
 
-/** The JSON Schema of an operation's success answer (undefined when it declares none). */
-export function outputSchemaOf(op: Operation): Record<string, any> | undefined {
-  if (!op.output) return undefined;
-  const raw = '_zod' in op.output
-    ? z.toJSONSchema(op.output as z.ZodType, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>
-    : op.output as Record<string, unknown>;
+/** The MCP outputSchema of a tool: its compact `toolOutput` where it declares one, else its
+ * `output`, in the portable subset (undefined when it declares neither). */
+export function toolOutputSchemaOf(op: Operation): Record<string, any> | undefined {
+  const decl = op.toolOutput ?? op.output;
+  if (!decl) return undefined;
+  const raw = '_zod' in decl
+    ? z.toJSONSchema(decl as z.ZodType, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>
+    : decl as Record<string, unknown>;
   return portableSchema(raw, { output: true });
 }
+/** The JSON Schema of a zod schema read as an answer ('output' mode, no `$schema`); schemas with
+ * an `id` in their metadata (src/ops/outputs.ts) are put once under `$defs`. */
+export function toOutputJsonSchema(schema: z.ZodType): Record<string, any> {
+  const js = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete js.$schema;
+  return withoutSafeIntegerBounds(js);
+}
+
+/** zod writes the safe-integer range on every `.int()`: in an answer it says nothing. */
+function withoutSafeIntegerBounds<T>(x: T): T {
+  if (Array.isArray(x)) return x.map(withoutSafeIntegerBounds) as T;
+  if (!x || typeof x !== 'object') return x;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(x)) {
+    if ((k === 'minimum' && v === Number.MIN_SAFE_INTEGER) || (k === 'maximum' && v === Number.MAX_SAFE_INTEGER)) continue;
+    out[k] = withoutSafeIntegerBounds(v);
+  }
+  return out as T;
+}
+
+/** The JSON Schema of an operation's success answer, self-contained (`$defs`), or null when its
+ * shape is not declared. */
+export function outputSchemaOf(op: Operation): Record<string, any> | null {
+  if (op.outputJsonSchema) return op.outputJsonSchema;
+  if (!op.output) return null;
+  let js = outputCache.get(op);
+  if (!js) { js = toOutputJsonSchema(op.output); outputCache.set(op, js); }
+  return js;
+}
+const outputCache = new WeakMap<Operation, Record<string, any>>();

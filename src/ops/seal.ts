@@ -5,7 +5,8 @@ import { ALPHA, PULSE_HZ, SVCOND_SECONDS, pulseAt } from '../core/clock.ts';
 import { verifyProof, PROOF_INFO, PROOF_SALT } from '../core/seal.ts';
 import { assertMachineCaller, SCRYPT_PARAMS } from '../services/identity.ts';
 import { folderField } from './schema.ts';
-import { LOOKUP, SEALING, sealedResult } from './outputs.ts';
+import { LOOKUP, SEALING, sealedResult } from './tool-hints.ts';
+import { okWith, SealedReceipt } from './outputs.ts';
 
 const finite = z.number().finite();
 
@@ -16,13 +17,22 @@ export const operations: Operation[] = [
     title: 'Pulse state',
     brief: "The node's pulse now: t, svcond (a 0.777 s counter), phase and R_t.",
     hints: LOOKUP,
-    output: z.object({ t: z.number(), svcond: z.number(), phase: z.number(), R_t: z.number() }),
+    toolOutput: z.object({ t: z.number(), svcond: z.number(), phase: z.number(), R_t: z.number() }),
     method: 'GET',
     path: '/api/svc/pulse',
     access: 'public',
     tag: 'seal',
     summary: 'Current pulse state: time-step counter (svcond), phase and R(t).',
     input: z.strictObject({}),
+    output: okWith({
+      t: z.number().describe('now, unix seconds'),
+      svcond: z.number().int().describe('time-step counter: whole 0.777 s steps since the epoch'),
+      phase: z.number().describe('phase of the 1.287 Hz pulse, radians'),
+      R_t: z.number().describe('R(t), the pulse sum'),
+      f: z.number().describe('pulse frequency, Hz'),
+      svcondSeconds: z.number().describe('length of one time step, seconds'),
+      alpha: z.number().describe('modulation depth'),
+    }),
     async handler(_i, ctx) {
       const p = pulseAt(ctx.app.clock.now());
       return { ok: true, t: p.t, svcond: p.svcond, phase: p.phase, R_t: p.R_t, f: PULSE_HZ, svcondSeconds: SVCOND_SECONDS, alpha: ALPHA };
@@ -34,7 +44,7 @@ export const operations: Operation[] = [
     title: 'Project the pulse forward',
     brief: 'Sealed forward projection of the pulse R(t), one 0.777 s step per token.',
     hints: SEALING,
-    output: sealedResult({ precision: false }),
+    toolOutput: sealedResult({ precision: false }),
     method: 'POST',
     path: '/api/svc/shift',
     access: 'key',
@@ -47,6 +57,15 @@ export const operations: Operation[] = [
       domain: z.string().min(1).max(120).default('Quantum Mechanics'),
       inputs: z.record(z.string().max(64), finite).optional(),
       folder: folderField,
+    }),
+    output: SealedReceipt.extend({
+      value: z.number().describe('R(t) at the last step'),
+      unit: z.literal('1'),
+      result: z.object({
+        steps: z.number().int(),
+        projection: z.array(z.object({ step: z.number().int(), t: z.number(), phase: z.number(), svcond: z.number().int(), R_t: z.number(), delta: z.number().describe('R_t minus R_t at step 0') })),
+        inputs: z.record(z.string(), z.number()).optional(),
+      }),
     }),
     async handler(input, ctx) {
       const { zid, keyPrefix } = assertMachineCaller(ctx.caller);
@@ -73,7 +92,7 @@ export const operations: Operation[] = [
     title: 'Verify a seal proof',
     brief: "Check a receipt's svcProof against its signed fields (operators, R_t, svcond, keyPrefix, value, unit).",
     hints: LOOKUP,
-    output: z.object({ valid: z.boolean(), version: z.number() }),
+    toolOutput: z.object({ valid: z.boolean(), version: z.number() }),
     method: 'POST',
     path: '/api/svc/verify',
     access: 'key',
@@ -92,6 +111,11 @@ export const operations: Operation[] = [
       unit: z.string().max(64).optional(),
     }).refine((v) => v.zeqond !== undefined || v.svcond !== undefined, { message: 'zeqond (or svcond) is required', path: ['zeqond'] })
       .refine((v) => v.zeqond === undefined || v.svcond === undefined || v.zeqond === v.svcond, { message: 'zeqond and svcond differ', path: ['svcond'] }),
+    output: okWith({
+      valid: z.boolean().describe('the proof matches these fields under this node\'s seal key'),
+      version: z.union([z.literal(1), z.literal(2)]).describe('2 when value was given (value and unit are part of the proof)'),
+      keyPrefix: z.string().describe('the key prefix the proof was checked for'),
+    }),
     async handler(input, ctx) {
       const keyPrefix = input.keyPrefix ?? ctx.caller!.keyPrefix;
       const svcond = (input.zeqond ?? input.svcond) as number;
@@ -109,13 +133,25 @@ export const operations: Operation[] = [
     title: 'Seal settings',
     brief: 'How seals are made: algorithms, key derivation and proof settings (never a secret).',
     hints: LOOKUP,
-    output: z.object({ cipher: z.string(), protocolVersions: z.array(z.string()) }),
+    toolOutput: z.object({ cipher: z.string(), protocolVersions: z.array(z.string()) }),
     method: 'GET',
     path: '/api/svc/field-status',
     access: 'public',
     tag: 'seal',
     summary: 'Cipher algorithm, key source, protocol versions, key-derivation parameters and proof HMAC settings (never the secret).',
     input: z.strictObject({}),
+    output: okWith({
+      cipher: z.string(),
+      keySource: z.string(),
+      protocolVersions: z.array(z.string()),
+      keyDerivation: z.object({ algorithm: z.string(), standard: z.string(), salt: z.string(), info: z.string(), length: z.number().int() }),
+      proofHmac: z.object({
+        algorithm: z.string(), standard: z.string(), encoding: z.string(), length: z.number().int(), comparison: z.string(),
+        message: z.object({ v1: z.array(z.string()), v2: z.array(z.string()), separator: z.string() }),
+      }),
+      recovery: z.looseObject({ algorithm: z.string(), standard: z.string() }).describe('how the recovery equation is stored: scrypt with these parameters'),
+      keys: z.object({ storage: z.string(), prefix: z.string() }),
+    }),
     async handler(_i, ctx) {
       return {
         ok: true,

@@ -14,7 +14,7 @@ import { folderField, shapeOf, toJsonSchema } from './schema.ts';
 import { loadSolvers, solverRun, type LoadedSolver } from '../solvers/engine/loader.ts';
 import { assertMachineCaller } from '../services/identity.ts';
 import type { SealJob } from '../services/seal-batch.ts';
-import { sealedResult, SEALING } from './outputs.ts';
+import { sealedResult, SEALING } from './tool-hints.ts';
 
 /** A solver's display name (MCP title) and one-line description (MCP description), when its
  * descriptor gives none: the summary is the full text (OpenAPI), this is what a tool list shows. */
@@ -53,6 +53,7 @@ const TOOL_TEXT: Record<string, [title: string, brief: string]> = {
 
 /** The answer of every solver operation. */
 export const SOLVER_OUTPUT = sealedResult();
+import { solverExample, solverOutputJsonSchema } from './solver-examples.ts';
 
 const finiteNumber = z.number().finite();
 /** the request fields every solver takes besides its own (DESIGN §10) */
@@ -367,13 +368,19 @@ export async function solverOperations(_app: App): Promise<Operation[]> {
       title: d.title ?? TOOL_TEXT[d.name]?.[0] ?? d.domain,
       brief: d.brief ?? TOOL_TEXT[d.name]?.[1],
       hints: SEALING,
-      output: SOLVER_OUTPUT,
+      toolOutput: SOLVER_OUTPUT,
       seriesOptIn: true,
       sharedFields: sharedFieldsOf(ls),
       summary: d.summary,
       description: `${d.domain}: ${d.methodDescription}. Value in ${d.unit}; the result is sealed in a signed receipt.`,
       tag: 'solvers',
       ...(d.bodyLimit ? { bodyLimit: d.bodyLimit } : {}),
+      // derived when first asked for (OpenAPI, MCP), from the recorded example (solver-examples.ts)
+      get outputJsonSchema() { return solverOutputJsonSchema(d); },
+      get example() {
+        const ex = solverExample(d.name);
+        return ex ? { summary: `${d.name} with its default input`, request: ex.request, response: ex.response } : undefined;
+      },
       handler: (input, ctx) => runAndSeal(ctx, ls, input as Record<string, any>),
     };
     solversByName.set(d.name, { ls, op });

@@ -17,7 +17,25 @@ import {
 } from '../live/channels.ts';
 import { bindOperatorInputs, prepareOperator, prepareSolver, validateSolverBody, type PreparedSource } from '../live/steps.ts';
 import { compileChecked, evalNumber, NAME_RE, type CompiledExpr } from '../live/expr.ts';
-import { CREATES } from './outputs.ts';
+import { CREATES } from './tool-hints.ts';
+import { okWith } from './outputs.ts';
+
+const channelState = z.object({
+  id: z.string().describe('ch_…'),
+  state: z.enum(['open', 'completed', 'closed', 'exhausted', 'failed']),
+  reason: z.string().nullable(),
+  source: z.union([z.object({ solver: z.string() }), z.object({ operator: z.string() })]),
+  ticks: z.number().int(),
+  t0: z.number().describe('instant of tick 0, unix seconds; tick k is at t0 + k*svcondSeconds'),
+  svcondSeconds: z.number(),
+  closeOnDisconnect: z.boolean(),
+  counts: z.object({ sealed: z.number().int(), skipped: z.number().int(), refused: z.number().int() }),
+  nextEventId: z.number().int(),
+  node: z.string().describe('the node running the channel'),
+  createdAt: z.string().nullable(),
+  endedAt: z.string().nullable(),
+  events: z.string().describe('the Server-Sent Events URL'),
+}).meta({ id: 'StreamChannel', description: 'A hosted ticking channel: its state, schedule and counts.' });
 
 const ENV_NAMES = ['tick', 't', 'phase', 'svcond', 'R_t'];
 const channelId = z.string().regex(CHANNEL_ID_RE, 'a channel id: ch_ followed by 26 Crockford base32 characters');
@@ -205,7 +223,7 @@ export const operations: Operation[] = [
     title: 'Open a ticking channel',
     brief: 'Run a solver or operator once per 0.777 s tick, up to 600 ticks, each tick sealed; events over SSE or MCP.',
     hints: CREATES,
-    output: z.object({ channel: z.object({ id: z.string(), state: z.string(), events: z.string() }) }),
+    toolOutput: z.object({ channel: z.object({ id: z.string(), state: z.string(), events: z.string() }) }),
     method: 'POST',
     path: '/api/streams',
     access: 'key',
@@ -214,6 +232,11 @@ export const operations: Operation[] = [
     summary: 'Open a hosted ticking channel: a solver or catalog operator run once per svcond (0.777 s) for 1 to 600 ticks, each tick sealed (v2) with the pulse of its own scheduled instant and appended to the chain; one token per tick.',
     description: 'Events arrive as Server-Sent Events at GET /api/streams/{id}/events (resumable with Last-Event-ID) and, over MCP, as notifications/message to the calling session. Tick k is scheduled at t0 + k*0.777 s against the clock; a tick that overruns makes the slots it overran be skipped (event skip), never shifted. At most 5 open channels per machine (429 RATE_LIMITED). The channel ends with an end event: completed, closed, exhausted (no tokens left) or failed.',
     input: openInput,
+    output: okWith({
+      channel: channelState,
+      followed: z.literal(true).optional().describe('MCP: the call followed the channel to its end'),
+      delivered: z.number().int().optional().describe('MCP: events sent to the session'),
+    }),
     handler: (input, ctx) => openChannel(input, ctx),
   }),
   defineOp({
@@ -227,6 +250,7 @@ export const operations: Operation[] = [
       state: z.enum(['open', 'completed', 'closed', 'exhausted', 'failed']).optional().describe('only channels in this state'),
       limit: z.number().int().min(1).max(100).default(20),
     }),
+    output: okWith({ channels: z.array(channelState), limits: z.object({ openPerMachine: z.number().int(), ticks: z.number().int() }) }),
     async handler(input, ctx) {
       const { zid } = assertMachineCaller(ctx.caller);
       const params: unknown[] = [zid];
@@ -245,6 +269,7 @@ export const operations: Operation[] = [
     tag: 'live',
     summary: 'One stream channel: state, source, schedule (t0, svcondSeconds) and counts of sealed, skipped and refused ticks.',
     input: z.strictObject({ id: channelId }),
+    output: okWith({ channel: channelState }),
     async handler(input, ctx) {
       const { zid } = assertMachineCaller(ctx.caller);
       return { ok: true, channel: stateOf(await ownedChannel(ctx.app, zid, input.id)) };
@@ -258,6 +283,7 @@ export const operations: Operation[] = [
     tag: 'live',
     summary: 'Close a stream channel: its pending tick is cancelled and a running solver job aborted; the final end event has state closed. Closing an ended channel changes nothing.',
     input: z.strictObject({ id: channelId }),
+    output: okWith({ channel: channelState, closeRequested: z.literal(true).optional().describe('the channel runs on another node: it was asked to close') }),
     async handler(input, ctx) {
       const { zid } = assertMachineCaller(ctx.caller);
       const row = await ownedChannel(ctx.app, zid, input.id);

@@ -148,6 +148,9 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
   precheckTokens?: boolean;
   /** input schema (zod 4); use z.strictObject so unknown fields are refused */
   input: S;
+  /** a short name for people (the OpenAPI summary and /docs menu entry; MCP's tool title); when
+   * absent, the first clause of `summary` */
+  title?: string;
   summary: string;
   description?: string;
   /** area for grouping in OpenAPI/catalog: 'seal', 'machines', 'solvers', ... */
@@ -156,6 +159,15 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
   bodyLimit?: number;
   /** JSON Schema of the input when it cannot be derived from `input` (preprocessed schemas) */
   jsonSchema?: Record<string, unknown>;
+  /** the shape of a success answer, where it is fixed (zod 4, read in 'output' mode): OpenAPI's
+   * response schema and, over MCP, the tool's outputSchema. Shared parts (a sealed receipt, its
+   * precision block) are the schemas of src/ops/outputs.ts. */
+  output?: z.ZodType;
+  /** JSON Schema of a success answer when it is not written in zod (a solver's sealed result,
+   * whose `result` fields are derived from a recorded run); self-contained (`$defs`) */
+  outputJsonSchema?: Record<string, unknown>;
+  /** an example request and its answer (OpenAPI examples, /docs) */
+  example?: { summary?: string; request?: Record<string, unknown>; response?: unknown };
   /** media types of a success answer when it is not JSON (OpenAPI; default application/json) */
   produces?: string[];
   /** success statuses when not 200 (OpenAPI; a redirect answers 308) */
@@ -163,17 +175,16 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
   /** may answer 503 UPSTREAM_UNAVAILABLE: it depends on an upstream (literature sources, the
    * store's LISTEN, a node that is shutting down) */
   upstream?: boolean;
-  /** a tool's display name (MCP `title`) */
-  title?: string;
   /** a tool's one-line description for tool lists (MCP `description`; at most ~120 characters:
    * what it gives, and for a computation what its value is); summary and description stay the
    * full text of OpenAPI and the catalog */
   brief?: string;
   /** a tool's behaviour (MCP annotations); every tool declares them */
   hints?: ToolHints;
-  /** schema of a success answer (zod 4 or a JSON Schema object): the MCP `outputSchema`; objects
-   * may carry more fields than it lists */
-  output?: z.ZodType | Record<string, unknown>;
+  /** a compact schema of a success answer (zod 4 or a JSON Schema object) for the MCP
+   * `outputSchema`, where `output` is too detailed for a tool list (objects may carry more fields
+   * than it lists); without it, MCP uses `output` */
+  toolOutput?: z.ZodType | Record<string, unknown>;
   /** fields this operation shares with a whole family (the common solver fields): described once,
    * in the MCP instructions, and not listed in its MCP input schema */
   sharedFields?: string[];

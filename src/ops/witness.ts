@@ -67,6 +67,15 @@ export async function operations(app: App): Promise<Operation[]> {
       tag: 'log',
       summary: "The witnesses this log submits to (size each cosigned, last error: a split view is reported here), and, on a witness, the log it witnesses and any evidence of a split view.",
       input: z.strictObject({}),
+      output: z.object({
+        ok: z.literal(true),
+        witnesses: z.array(z.object({ url: z.string(), cosignedSize: z.number().int(), error: z.string().nullable(), updatedAt: z.string() })),
+        witness: z.object({
+          name: z.string(), of: z.string(),
+          logs: z.array(z.object({ origin: z.string(), source: z.string(), cosignedSize: z.number().int(), updatedAt: z.string() })),
+          evidence: z.array(z.object({ origin: z.string(), kind: z.string(), detail: z.unknown(), request: z.unknown(), at: z.string() })),
+        }).optional().describe('on a witness: the log it witnesses and any evidence of a split view'),
+      }),
       async handler(_i, ctx) {
         const log = await ctx.app.db.query<any>('SELECT witness, size, error, updated_at FROM log_witness_state ORDER BY witness');
         const witnessed = me ? await ctx.app.db.query<any>('SELECT origin, source, size, updated_at FROM witness_logs ORDER BY origin') : [];

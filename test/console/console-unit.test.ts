@@ -7,7 +7,9 @@ import { testNode, type TestNode } from '../helpers.ts';
 import { fieldsOf, collectBody, initialText, hintOf, COMMON_FIELDS } from '../../src/console/static/form.js';
 import { canonicalJson, parseSealed, proofRequestOf, checkSignature, verdictOf } from '../../src/console/static/verify.js';
 import { createSseParser } from '../../src/console/static/api.js';
-import { seriesColumns } from '../../src/console/static/plot.js';
+import { seriesColumns, formatTicks, niceTicks } from '../../src/console/static/plot.js';
+import { PRESENT, chartsOf, phasesOf, headlineOf, valueLine, fmt, sci } from '../../src/console/static/present.js';
+import { readFileSync } from 'node:fs';
 import { canonicalJson as nodeCanonicalJson } from '../../src/core/canonical.ts';
 import { createRng } from '../../src/solvers/lib/rng.ts';
 import { parseInput } from '../../src/ops/validate.ts';
@@ -230,4 +232,64 @@ test('a mail opens only through a short-lived ticket for the owner, in a script-
   }
   assert.deepEqual(openMailTicket(t.app, fresh.ticket, now + MAIL_TICKET_SECONDS - 1), { zid: m.zid, mailId: sent.body.id });
   assert.equal(openMailTicket(t.app, fresh.ticket, now + MAIL_TICKET_SECONDS + 1), null);
+});
+
+// ---- what the playground shows of a result (issue 21 item 7), on every solver's recorded answer
+const examples: Record<string, { response: any }> = JSON.parse(readFileSync(new URL('../../src/ops/solver-examples.json', import.meta.url), 'utf8'));
+
+test('tick labels: grouped digits up to millions, ×10ⁿ beyond, enough decimals and no more', () => {
+  assert.deepEqual(formatTicks([0, 200000, 400000, 600000, 800000, 1000000]), ['0', '200,000', '400,000', '600,000', '800,000', '1,000,000']);
+  assert.deepEqual(formatTicks([0, 2e7, 4e7]), ['0', '2×10⁷', '4×10⁷']);
+  assert.deepEqual(formatTicks([0.5, 1, 1.5]), ['0.5', '1.0', '1.5']);
+  assert.deepEqual(formatTicks([0, 0.0002, 0.0004]), ['0', '2×10⁻⁴', '4×10⁻⁴']);
+  assert.deepEqual(formatTicks([-10, 0, 10]), ['-10', '0', '10']);
+  assert.equal(sci(1e6), '10⁶');
+  assert.equal(sci(-2.5e-5), '-2.5×10⁻⁵');
+  assert.equal(fmt(0.673878858), '0.6739');
+  assert.equal(fmt(940480.5), '940500');
+});
+
+test('nice ticks span the data: the first at or below the least value, the last at or above the largest', () => {
+  for (const [lo, hi] of [[-17.3, 18.9], [0.2, 47.7], [3, 3], [-1e-3, 2e-3], [1000, 1e6]]) {
+    const t = niceTicks(lo, hi);
+    assert.ok(t[0] <= lo && t[t.length - 1] >= hi, `${lo}..${hi}: ${t}`);
+    assert.ok(t.length >= 2 && t.length <= 12, `${lo}..${hi}: ${t}`);
+  }
+  assert.deepEqual(niceTicks(-17.3, 18.9), [-20, -10, 0, 10, 20]);
+});
+
+test('every solver says what its value is and what its unit means; every series is drawn on labelled axes', () => {
+  for (const [name, { response: r }] of Object.entries(examples)) {
+    assert.ok(PRESENT[name], `${name}: no presentation`);
+    const v = valueLine(r);
+    assert.ok(v.label !== 'Value' && v.note && v.note.includes(`"${r.unit}"`), `${name}: the value line ${JSON.stringify(v)}`);
+    if (!r.series) continue;
+    const charts = chartsOf(r);
+    assert.ok(charts.length >= 1, `${name}: no chart`);
+    const drawn = new Set<string>();
+    for (const c of charts) {
+      for (const k of [c.x, ...c.ys]) { assert.ok(Array.isArray(r.series[k]), `${name}: ${k} is not a series`); drawn.add(k); }
+      assert.ok(c.xLabel && c.yLabel, `${name}: axis titles`);
+      // a title names its unit (in parentheses) unless the quantity is a count or an index
+      for (const label of [c.xLabel, c.yLabel]) assert.match(label, /\(.+\)|^(people|bus|sweep|iteration|restart|level n|mode number n|filter step k|first integral V|prey x|predators y|best f so far)$|^height t/, `${name}: "${label}" has no unit`);
+    }
+    for (const ph of phasesOf(r)) for (const k of [ph.x, ph.y, ...(ph.also ?? [])]) drawn.add(k);
+    for (const k of Object.keys(r.series)) assert.ok(drawn.has(k), `${name}: series ${k} is not drawn`);
+  }
+});
+
+test('headlines: epi leads with the final size and the peak, lorenz with its Lyapunov exponent', () => {
+  const epi = headlineOf(examples.epi.response);
+  assert.equal(epi[0].label, 'Final size');
+  assert.match(epi[0].text, /^94(\.\d+)? % of the population infected \(940,481 people\)$/);
+  assert.equal(epi[1].label, 'Peak');
+  assert.match(epi[1].text, /^300,466 infectious at once \(30(\.\d+)? %\) on day 61$/);
+  const lor = headlineOf(examples.lorenz.response);
+  assert.equal(lor[0].label, 'Largest Lyapunov exponent λ₁');
+  assert.equal(lor[0].text, `${fmt(examples.lorenz.response.result.lyapunov, 4)} per time unit`);
+  assert.match(lor[0].note, /chaotic/);
+  assert.ok(lor.some((x) => /sealed value/.test(x.label) && /Liouville/.test(x.note)), 'the contraction rate is shown as the check it is');
+  assert.deepEqual(phasesOf(examples.lorenz.response).map((p) => [p.x, p.y]), [['x', 'z']]);
+  // a response without the fields (a fitted epi, another mode) gives fewer rows, never an error
+  assert.deepEqual(headlineOf({ solver: 'epi', result: { fitted: true } }), []);
 });

@@ -2,7 +2,10 @@
 // playwright-core) against a listening node: spin up a machine, sign in, run the heat solver from
 // the playground and see its plot, verify the receipt, watch a new observer entry arrive live,
 // fire a contract, publish a page and open it from the launcher, read a mail; then the same
-// console at 375 px. The key is never in the DOM after sign-in, and a page from /s/... cannot
+// console at 375 px. The playground's results (issue 21 item 7): headline figures that carry the
+// answer (epi's final size and peak, lorenz's Lyapunov exponent), axes with titles and units and
+// no clipped tick, units said in words, lorenz's attractor in phase space, and "Verify this
+// receipt" that verifies. The key is never in the DOM after sign-in, and a page from /s/... cannot
 // read it. Screenshots of every step go to test-artifacts/console/.
 //
 // Needs /usr/bin/chromium (CI: apt-get update && apt-get install -y chromium). Without it the
@@ -160,6 +163,32 @@ async function tabWalk(p: any, view: string): Promise<{ expected: number; missed
   return { expected: expected.length, missed: expected.filter((_, i) => !visited.has(i)), noRing: [...new Set(noRing)] };
 }
 
+/** A plot's axis titles match, its tick labels are whole (none cut short) and the y axis is wide
+ * enough for its longest tick label and its title (plot.js leaves what it drew on the element). */
+async function assertAxes(p: any, sel: string, want: { x: RegExp; y: RegExp }): Promise<{ xTicks: string[]; yTicks: string[] }> {
+  const d = await p.$eval(sel, (e: HTMLElement) => ({ ...e.dataset }));
+  assert.match(d.xLabel ?? '', want.x, `${sel}: x axis title`);
+  assert.match(d.yLabel ?? '', want.y, `${sel}: y axis title`);
+  const xTicks: string[] = JSON.parse(d.xTicks ?? '[]');
+  const yTicks: string[] = JSON.parse(d.yTicks ?? '[]');
+  assert.ok(xTicks.length >= 2 && yTicks.length >= 2, `${sel}: ticks ${d.xTicks} / ${d.yTicks}`);
+  // a tick label is a whole number: grouped digits, a decimal, or a power of ten
+  const whole = /^(−|-)?(\d{1,3}(,\d{3})*|\d+)(\.\d+)?$|^(−|-)?(\d+(\.\d+)?×)?10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+$|^0$/;
+  for (const tk of [...xTicks, ...yTicks]) assert.match(tk, whole, `${sel}: tick label "${tk}"`);
+  assert.ok(Number(d.yAxisWidth) >= Number(d.yTickWidth) + 20, `${sel}: the y axis (${d.yAxisWidth} px) holds its longest tick label (${d.yTickWidth} px) and its title`);
+  return { xTicks, yTicks };
+}
+
+/** Runs a solver from the playground with some fields set; resolves when its result is shown. */
+async function runSolver(p: any, solver: string, fields: Record<string, string>): Promise<void> {
+  await open(p, 'playground');
+  await p.selectOption('#pg-solver', solver);
+  for (const [k, v] of Object.entries(fields)) await p.fill(`#pg-f-${k}`, v);
+  await p.click('#pg-run');
+  await p.waitForFunction((name: string) => (document.getElementById('pg-facts')?.textContent ?? '').includes(`${name} ·`) && /Sealed/.test(document.getElementById('pg-status')?.textContent ?? ''), solver, { timeout: 60_000 });
+  await p.waitForSelector('#pg-plot canvas');
+}
+
 async function open(p: any, view: string): Promise<void> {
   await p.click(`#nav a[href="#${view}"]`);
   await p.waitForSelector(`#view-${view}[data-loaded]:not([hidden])`);
@@ -231,6 +260,12 @@ test('run the heat solver from the playground: a form from its schema, the plot,
   await page.click('#pg-run');
   await page.waitForSelector('#pg-plot canvas', { timeout: 20_000 });
   assert.match(await page.textContent('#pg-plot-caption'), /amplitude, reference against t/);
+  // the axes say what they are, with units; the value says what it is and what its unit means
+  await assertAxes(page, '#pg-plot', { x: /^time t \(s\)$/, y: /^mode amplitude \(T\)$/ });
+  const headline = await page.textContent('#pg-headline');
+  assert.match(headline, /Decay rate\s*19\.7\d* per second/);
+  assert.match(headline, /Amplitude of the initial sine mode at the end/);
+  assert.match(headline, /sealed unit "T": temperature, in units of the initial amplitude/);
   const canvas = await page.$eval('#pg-plot canvas', (c: HTMLCanvasElement) => ({ w: c.width, h: c.height }));
   assert.ok(canvas.w > 300 && canvas.h > 100, `plot canvas ${canvas.w}×${canvas.h}`);
   assert.match(await page.textContent('#pg-precision'), /within bound/);
@@ -243,7 +278,7 @@ test('run the heat solver from the playground: a form from its schema, the plot,
   assert.equal(stored.status, 200);
   assert.equal(stored.body.solver, 'heat');
   assert.equal(stored.body.input.steps, 400);
-  assert.match(await page.textContent('#pg-facts'), new RegExp(String(stored.body.value).slice(0, 6)));
+  assert.ok((await page.textContent('#pg-headline')).includes(String(Number(stored.body.value.toPrecision(6)))), 'the headline shows the sealed value');
   receipt = stored.body;
   await assertKeyAbsent(page, key);
   await shot(page, '03-playground-heat-plot');
@@ -251,11 +286,12 @@ test('run the heat solver from the playground: a form from its schema, the plot,
 
 test('verify the resulting receipt in the verifier; tampered copies are invalid with the reason', { skip: SKIP }, async () => {
   await open(page, 'playground');
+  // "Verify this receipt" verifies: the verdict comes without pressing anything else
   await page.click('#pg-verify');
   await page.waitForSelector('#view-verify:not([hidden])');
-  await page.click('#vf-check');
-  await page.waitForSelector('#vf-verdict');
+  await page.waitForSelector('#vf-verdict', { timeout: 20_000 });
   assert.equal((await page.textContent('#vf-verdict')).trim(), '✓ Valid');
+  assert.match(await page.inputValue('#vf-text'), new RegExp(receipt.receipt.id), 'the verifier shows the receipt it checked');
   assert.match(await page.textContent('#vf-reason'), /v2 proof valid; Ed25519 signature valid/);
   await shot(page, '04-verifier-valid');
 
@@ -299,6 +335,56 @@ test('verify the resulting receipt in the verifier; tampered copies are invalid 
   await drop(JSON.stringify(receipt));
   await page.waitForFunction(() => /Valid/.test(document.getElementById('vf-verdict')?.textContent ?? '') && !/Invalid/.test(document.getElementById('vf-verdict')?.textContent ?? ''));
   assert.match(await page.textContent('#vf-reason'), /v2 proof valid; Ed25519 signature valid/);
+});
+
+test('epi: the headline is the final size and the peak; the people axis is labelled and no tick is clipped', { timeout: 90_000, skip: SKIP }, async () => {
+  await runSolver(page, 'epi', {});
+  const headline = await page.textContent('#pg-headline');
+  assert.match(headline, /Final size\s*9\d(\.\d+)? % of the population infected \([\d,]+ people\)/);
+  assert.match(headline, /Peak\s*[\d,]+ infectious at once \([\d.]+ %\) on day \d+/);
+  assert.match(headline, /Basic reproduction number R0\s*3(?![\d.])/);
+  assert.match(headline, /sealed unit "R0": dimensionless/);
+  const { yTicks } = await assertAxes(page, '#pg-plot', { x: /^time \(days\)$/, y: /^people$/ });
+  // the ticks the issue found clipped ("000,000"): whole now
+  assert.ok(yTicks.includes('1,000,000'), `y ticks ${yTicks.join(' ')}`);
+  assert.ok(!yTicks.some((tk) => /^0+,/.test(tk)));
+  await shot(page, '04a-epi-headline-and-axes');
+});
+
+test('lorenz: the Lyapunov exponent is the headline, the sealed contraction rate its check, and the attractor is drawn in phase space', { timeout: 120_000, skip: SKIP }, async () => {
+  await runSolver(page, 'lorenz', { steps: '20000' });
+  assert.equal(await page.inputValue('#pg-f-sample'), '1000', 'lorenz asks for 1000 points for its phase portrait');
+  const headline = await page.textContent('#pg-headline');
+  const lam = Number(headline.match(/Largest Lyapunov exponent λ₁\s*([\d.]+) per time unit/)?.[1]);
+  // Sprott (2003): λ1 ≈ 0.906 for σ = 10, ρ = 28, β = 8/3
+  assert.ok(Math.abs(lam - 0.906) < 0.06, `λ₁ = ${lam}`);
+  assert.match(headline, /chaotic: nearby states separate e-fold every [\d.]+ time units/);
+  assert.match(headline, /Attractor dimension\s*2\.0\d/);
+  assert.match(headline, /Phase-volume contraction rate \(the sealed value\)\s*-13\.66\d* per time unit/);
+  assert.ok(headline.indexOf('Lyapunov') < headline.indexOf('contraction rate'), 'the exponent comes first');
+  await assertAxes(page, '#pg-plot', { x: /time t/, y: /λ₁/ });
+  const phase = await page.$('#pg-more-plots figure[data-kind="phase"] [role="img"]');
+  assert.ok(phase, 'a phase-space plot');
+  const d = await phase.evaluate((e: HTMLElement) => ({ ...e.dataset }));
+  assert.match(d.xLabel, /^x /);
+  assert.match(d.yLabel, /^z /);
+  assert.ok(Number(d.points) >= 500, `${d.points} points`);
+  await assertAxes(page, '#pg-more-plots figure[data-kind="phase"] [role="img"]', { x: /^x /, y: /^z / });
+  // the attractor is drawn: many coloured pixels on the canvas, on both lobes (x < 0 and x > 0)
+  const ink = await phase.evaluate((e: HTMLElement) => {
+    const c = e.querySelector('canvas') as HTMLCanvasElement;
+    const img = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+    let left = 0, right = 0;
+    for (let i = 0; i < img.length; i += 4) {
+      const blue = img[i + 2] > 150 && img[i] < 120; // the curve's colour, not the grid or text
+      if (!blue) continue;
+      if ((i / 4) % c.width < c.width / 2) left++; else right++;
+    }
+    return { left, right };
+  });
+  assert.ok(ink.left > 200 && ink.right > 200, `the attractor's two lobes: ${JSON.stringify(ink)}`);
+  await page.$eval('#pg-more-plots', (e: HTMLElement) => e.scrollIntoView());
+  await shot(page, '04b-lorenz-lyapunov-and-phase-space');
 });
 
 test('a new observer entry appears live, without a reload', { skip: SKIP }, async () => {
@@ -446,6 +532,7 @@ test('at 375 px every section fits the width, is keyboard reachable, and the pla
     await p.click('#pg-run');
     await p.waitForSelector('#pg-plot canvas', { timeout: 20_000 });
     assert.ok(await overflow() <= 0, 'the plot fits 375 px');
+    await assertAxes(p, '#pg-plot', { x: /time t/, y: /amplitude/ });
     await shot(p, 'm02-playground-plot');
     await open(p, 'mail');
     await p.click('#mail-list button[data-mail]');
@@ -507,5 +594,6 @@ test('console pages and modules carry the strict CSP; nothing is loaded from out
   assert.equal(CONSOLE_CSP, "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; frame-src blob: data: 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
   assert.deepEqual(cspViolations, [], 'the console broke its own CSP');
   assert.deepEqual(foreignRequests, [], 'the console reached outside the node');
-  assert.ok(shots.length >= 14, `screenshots: ${shots.join(', ')}`);
+  assert.ok(shots.length >= 16, `screenshots: ${shots.join(', ')}`);
+  for (const name of ['03-playground-heat-plot', '04-verifier-valid', '04a-epi-headline-and-axes', '04b-lorenz-lyapunov-and-phase-space']) assert.ok(shots.includes(name), `screenshot ${name}`);
 });

@@ -47,8 +47,9 @@ test('python3 -m svc_client.verify accepts real receipts and attestations, rejec
     assert.equal(bad.status, 1, `${r.solver} edited: ${bad.stdout}${bad.stderr}`);
     assert.equal(JSON.parse(bad.stdout).valid, false);
   }
-  // the module's own tests (fixtures sealed by a node), when pytest is there
-  const pytest = spawnSync('python3', ['-m', 'pytest', '-q', 'tests'], { cwd: CLIENT, encoding: 'utf8' });
+  // the module's own tests (fixtures sealed by a node), when pytest is there; the client's suite
+  // (tests/test_client.py, which starts a node of its own) runs in test/api/python-client.test.ts
+  const pytest = spawnSync('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'tests/test_verify.py'], { cwd: CLIENT, encoding: 'utf8' });
   if (pytest.error || /No module named pytest/.test(pytest.stderr)) {
     if (process.env.CI === 'true') assert.fail('pytest is required in CI');
     console.log('SKIPPED: pytest is not installed (the Python verifier\'s own tests)');

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { testNode, type TestNode } from '../helpers.ts';
-import { outputSchemaOf } from '../../src/ops/schema.ts';
+import { toolOutputSchemaOf } from '../../src/ops/schema.ts';
 import { papersEnv, world, P1_DOI, type World } from '../papers/world.ts';
 import { connect } from './client.ts';
 
@@ -35,7 +35,7 @@ test('every tool has a title, all four annotations and an output schema; read-on
     const { tools } = await c.listTools();
     assert.ok(tools.length >= 57, `${tools.length} tools`);
     for (const op of t.app.operations.filter((o) => o.tool && o.access !== 'admin')) {
-      assert.ok(op.title && op.hints && op.output, `${op.tool}: its declaration gives title, hints and output`);
+      assert.ok(op.title && op.hints && (op.toolOutput ?? op.output), `${op.tool}: its declaration gives title, hints and output`);
     }
     for (const tool of tools) {
       assert.ok(tool.title && tool.title.length <= 40, `${tool.name}: title`);
@@ -137,7 +137,7 @@ test('every tool\'s result validates against its outputSchema (the compact one l
       let r: any;
       try { r = await client.callTool({ name: tool.name, arguments: args[tool.name] ?? {} }, { timeout: 60_000 }); } catch (e) { failures.push(`${tool.name}: ${(e as Error).message}`); continue; }
       if (r.isError) { failures.push(`${tool.name}: refused: ${r.content[0].text.slice(0, 300)}`); continue; }
-      for (const [which, schema] of [['listed', listed.get(tool.name)!], ['declared', outputSchemaOf(op)!]] as const) {
+      for (const [which, schema] of [['listed', listed.get(tool.name)!], ['declared', toolOutputSchemaOf(op)!]] as const) {
         const validate = ajv.compile(schema);
         if (!validate(r.structuredContent)) failures.push(`${tool.name} (${which}): ${ajv.errorsText(validate.errors)}`);
       }

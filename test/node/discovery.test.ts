@@ -20,10 +20,15 @@ test('GET /openapi.json is valid OpenAPI 3.1 with info.version 1.287.0 and no ad
   assert.ok(r.body.paths['/api/svc/protect'].post);
   assert.ok(r.body.paths['/api/folders/{name}/receipts'].get.parameters.some((p: any) => p.in === 'path' && p.name === 'name'));
   assert.ok(!Object.keys(r.body.paths).some((p) => p.startsWith('/api/admin')));
+  // /docs is Redoc rendering /openapi.json in the browser (test/api/docs-browser.test.ts);
+  // /docs/plain is the same reference without JavaScript
   const page = await t.call('GET', '/docs');
   assert.equal(page.status, 200);
   assert.match(page.headers['content-type'], /text\/html/);
-  assert.match(page.text, /svc_protect/);
+  assert.match(page.text, /\/docs\/assets\/redoc\.standalone\.js/);
+  const plain = await t.call('GET', '/docs/plain');
+  assert.equal(plain.status, 200);
+  assert.match(plain.text, /svc_protect/);
 });
 
 test('each operation is declared once and has its four faces: route, OpenAPI path, catalog entry and (if named) MCP tool', async () => {

@@ -133,7 +133,7 @@ export const ROWS: Row[] = [
   { q: 'differential equation dN/dt = -k*N, k = 0.3, N(0) = 1000, until t = 5, relative tolerance 1e-8', solver: 'ode', inputs: { equations: { N: '-k*N' }, params: { k: 0.3 }, y0: { N: 1000 }, tSpan: [0, 5], rtol: 1e-8 } },
   // opt
   { q: 'nelder-mead search for the rosenbrock valley floor in 3 dimensions', solver: 'opt', inputs: { fn: 'rosenbrock', dim: 3, method: 'nelder-mead' } },
-  { q: 'global minimum of rastrigin in 2-D starting from 0.1 with seed 4', solver: 'opt', inputs: { fn: 'rastrigin', dim: 2, start: 0.1, seed: 4 } },
+  { q: 'minimise the sphere function in 3-D from a random start, seed 4', solver: 'opt', inputs: { fn: 'sphere', dim: 3, seed: 4 } },
   { q: 'optimise the beale function by gradient descent, 5000 iterations', solver: 'opt', inputs: { fn: 'beale', method: 'gradient', maxIter: 5000 } },
   { q: 'minimize (x - 3)^2 + (y + 1)^2 from x = 0, y = 0', solver: 'opt', inputs: { objective: '(x - 3)^2 + (y + 1)^2', x0: { x: 0, y: 0 } } },
   { q: 'minimise x^2 + 2*y^2 - x*y starting at (1, 1) with L-BFGS-B subject to x >= 0.5', solver: 'opt', inputs: { objective: 'x^2 + 2*y^2 - x*y', x0: { x: 1, y: 1 }, method: 'l-bfgs-b', bounds: { x: [0.5, null] } } },

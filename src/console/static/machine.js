@@ -3,7 +3,7 @@
 import { api } from './api.js';
 import { h, $, clear, status, fmtNumber, fmtTime } from './dom.js';
 import { guarded, go, session, setJsonDownload } from './shell.js';
-import { loadIntoVerifier } from './verifier.js';
+import { verifyResponse } from './verifier.js';
 
 // ── folders ──────────────────────────────────────────────────────────────────────────────────
 
@@ -34,7 +34,7 @@ async function showFolder(name) {
         typeof r.value === 'number' ? `${fmtNumber(r.value)} ${r.unit ?? ''}` : ''),
       h('div', { class: 'muted' }, h('code', {}, r.receipt?.id ?? ''), ` · ${fmtTime(r.receipt?.issuedAt)} · chain #${r.receipt?.chain?.seq ?? '?'}`),
       h('div', { class: 'row' },
-        h('button', { type: 'button', class: 'small', onclick: () => { loadIntoVerifier(r); go('verify'); } }, 'Verify'),
+        h('button', { type: 'button', class: 'small', onclick: () => { go('verify'); void verifyResponse(r); } }, 'Verify'),
         save)));
   }
   if (!out.receipts.length) ul.append(h('li', { class: 'muted' }, 'Empty.'));

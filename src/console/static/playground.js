@@ -4,9 +4,10 @@
 import { api, ApiError } from './api.js';
 import { h, $, clear, facts, status, fmtNumber, fmtTime, shortHash } from './dom.js';
 import { fieldsOf, renderFields, readRaw, collectBody, fieldId } from './form.js';
-import { drawSeries, destroyPlot } from './plot.js';
+import { drawChart, drawPhase, destroyPlots } from './plot.js';
 import { guarded, go, setJsonDownload } from './shell.js';
-import { loadIntoVerifier } from './verifier.js';
+import { verifyResponse } from './verifier.js';
+import { valueLine, headlineOf, chartsOf, phasesOf, FORM_PRESETS } from './present.js';
 
 let solvers = null;
 let currentFields = [];
@@ -36,6 +37,10 @@ function renderForm() {
   currentFields = fieldsOf(s.schema);
   renderFields(own, currentFields.filter((f) => !f.common), 'pg-f', h);
   renderFields(common, currentFields.filter((f) => f.common), 'pg-f', h);
+  for (const [name, value] of Object.entries(FORM_PRESETS[s.name] ?? {})) {
+    const input = $(fieldId('pg-f', name));
+    if (input && input.value === '') input.value = String(value);
+  }
   status($('pg-status'), '');
 }
 
@@ -80,13 +85,21 @@ async function run(ev) {
 async function showResult(r) {
   lastResponse = r;
   $('pg-result').hidden = false;
+  // the figures that carry the answer first, each with what it means
+  const head = clear($('pg-headline'));
+  const v = valueLine(r);
+  const rows = [...headlineOf(r)];
+  // the sealed value, with what it is and what its unit means (unless a headline row is it)
+  if (!rows.some((x) => /sealed value/.test(x.label))) rows.push({ label: v.label, text: v.text, note: v.note });
+  for (const row of rows) {
+    head.append(h('div', {}, h('dt', {}, row.label), h('dd', {}, h('span', { class: 'figure' }, row.text), row.note ? h('small', {}, row.note) : null)));
+  }
   facts($('pg-facts'), [
     ['Solver', `${r.solver} · ${r.domain}`],
     ['Method', r.method],
-    ['Value', r.value === null || r.value === undefined ? '—' : `${fmtNumber(r.value)} ${r.unit ?? ''}`.trim()],
     ['Stability', r.stability ? `${r.stability.name ?? 'number'} = ${fmtNumber(r.stability.number)} (limit ${fmtNumber(r.stability.limit)}) · ${r.stability.stable ? 'stable' : 'unstable'}` : ''],
     ['Seed', r.seed],
-    ['Clamped', r.clamped ? Object.entries(r.clamped).map(([k, v]) => `${k}: ${v.given} → ${v.used}`).join(', ') : ''],
+    ['Clamped', r.clamped ? Object.entries(r.clamped).map(([k, c]) => `${k}: ${c.given} → ${c.used}`).join(', ') : ''],
   ]);
   const p = r.precision;
   const prec = clear($('pg-precision'));
@@ -97,13 +110,7 @@ async function showResult(r) {
       h('p', {}, `Error ${fmtNumber(p.errorPct)} % against the reference (bound ${fmtNumber(p.boundPct)} %).`),
       h('p', { class: 'muted' }, `Reference: ${p.reference}${typeof p.referenceValue === 'number' ? ` = ${fmtNumber(p.referenceValue)}` : ''}`));
   }
-  const fig = $('pg-plot-fig');
-  fig.hidden = false; // visible first, so the plot takes the figure's width
-  const caption = await drawSeries($('pg-plot'), r.series, `${r.solver}: ${r.method}`);
-  fig.hidden = !caption;
-  $('pg-plot-caption').textContent = caption ?? '';
-  $('pg-plot').setAttribute('aria-label', caption ? `Plot of ${caption}` : '');
-  if (!caption) destroyPlot();
+  await drawPlots(r);
   const rc = r.receipt ?? {};
   facts($('pg-receipt'), [
     ['Receipt', rc.id],
@@ -111,6 +118,7 @@ async function showResult(r) {
     ['Issued', fmtTime(rc.issuedAt)],
     ['Folder', rc.folder],
     ['Chain', rc.chain ? `#${rc.chain.seq} · ${shortHash(rc.chain.hash, 16)}` : ''],
+    ['Log', rc.log ? `entry ${rc.log.index} of ${rc.log.treeSize}` : ''],
     ['Proof', shortHash(r.svcProof, 24) + '…'],
     ['Signer', r.keyPrefix],
     ['Tokens', r.tokens ? `cost ${r.tokens.cost}, ${r.tokens.remaining} left` : ''],
@@ -119,6 +127,31 @@ async function showResult(r) {
   $('pg-json').textContent = JSON.stringify(r, null, 2);
 }
 
+/** The first chart in #pg-plot (its caption in #pg-plot-caption), the others and the phase
+ * portraits below it, each in a figure with its caption. */
+async function drawPlots(r) {
+  destroyPlots();
+  const more = clear($('pg-more-plots'));
+  const charts = chartsOf(r);
+  const fig = $('pg-plot-fig');
+  fig.hidden = !charts.length; // visible first, so the plot takes the figure's width
+  let caption = null;
+  if (charts.length) caption = await drawChart($('pg-plot'), r.series, { ...charts[0], title: charts[0].title || `${r.solver}: ${r.method}` });
+  fig.hidden = !caption;
+  $('pg-plot-caption').textContent = caption ?? '';
+  $('pg-plot').setAttribute('aria-label', caption ? `Plot of ${caption}` : '');
+  const extra = [...charts.slice(1).map((c) => ({ kind: 'chart', c })), ...phasesOf(r).map((c) => ({ kind: 'phase', c }))];
+  for (const [i, { kind, c }] of extra.entries()) {
+    const plot = h('div', { id: `pg-plot-${i + 2}`, class: kind === 'phase' ? 'phase-plot' : 'chart-plot', role: 'img' });
+    const cap = h('figcaption', {});
+    const f = h('figure', { class: 'plot', 'data-kind': kind }, plot, cap);
+    more.append(f);
+    const text = kind === 'phase' ? drawPhase(plot, r.series, c) : await drawChart(plot, r.series, c);
+    cap.textContent = text ?? '';
+    plot.setAttribute('aria-label', text ? `Plot of ${text}` : '');
+    if (!text) f.remove();
+  }
+}
 let wired = false;
 export async function showPlayground() {
   if (!wired) {
@@ -126,10 +159,11 @@ export async function showPlayground() {
     $('pg-solver').addEventListener('change', renderForm);
     $('pg-form').addEventListener('submit', run);
     $('pg-form').addEventListener('reset', (ev) => { ev.preventDefault(); renderForm(); });
-    $('pg-verify').addEventListener('click', () => {
+    // verifies it: the verifier opens with the receipt and its verdict
+    $('pg-verify').addEventListener('click', async () => {
       if (!lastResponse) return;
-      loadIntoVerifier(lastResponse);
       go('verify');
+      await verifyResponse(lastResponse);
     });
   }
   await loadSolvers();

@@ -15,6 +15,16 @@ export function loadIntoVerifier(response) {
   $('vf-result').hidden = true;
 }
 
+/** Puts a sealed response in the verifier and checks it (the playground's and folders' "Verify"). */
+export async function verifyResponse(response) {
+  loadIntoVerifier(response);
+  const res = $('vf-result');
+  res.hidden = false;
+  res.className = 'verdict';
+  res.textContent = 'Checking the proof with the node and the signature against its keys…';
+  await verifyText($('vf-text').value);
+}
+
 function show(verdict, receipt) {
   const el = clear($('vf-result'));
   el.hidden = false;
