@@ -250,7 +250,7 @@ export const operations: Operation[] = [
       state: z.enum(['open', 'completed', 'closed', 'exhausted', 'failed']).optional().describe('only channels in this state'),
       limit: z.number().int().min(1).max(100).default(20),
     }),
-    output: okWith({ channels: z.array(channelState), limits: z.object({ openPerMachine: z.number().int(), ticks: z.number().int() }) }),
+    output: okWith({ channels: z.array(channelState), limits: z.object({ openPerMachine: z.number().int(), openPerFamily: z.number().int().describe('open channels of the machines one demo key made'), openPerAddress: z.number().int().describe('open channels opened from one client address'), ticks: z.number().int() }) }),
     async handler(input, ctx) {
       const { zid } = assertMachineCaller(ctx.caller);
       const params: unknown[] = [zid];
