@@ -75,8 +75,8 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
       await db.close();
     },
   };
-  // a draining node refuses the solver jobs still queued (503) instead of keeping their requests open
-  app.beforeClose.push(() => pool.rejectWaiting());
+  // a draining node finishes every request in flight, solver jobs included: the HTTP server stops
+  // taking connections and the drain deadline bounds the wait; the pool refuses jobs once it closes
   sealer.issuer = config.baseUrl;
   sealer.jwksUri = `${config.baseUrl}/.well-known/jwks.json`;
   useKeys(app);

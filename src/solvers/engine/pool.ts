@@ -347,8 +347,7 @@ export class SolverPool {
     for (const f of this.onJob) { try { f(e); } catch { /* observers never break a job */ } }
   }
 
-  /** The node is draining: every job still waiting for a worker is refused (503, retry on another
-   * node), and so is every new one; running jobs finish. */
+  /** The pool is closing: every job still waiting for a worker is refused, and so is every new one. */
   rejectWaiting(): void {
     this.draining = true;
     const err = () => new SvcError('UPSTREAM_UNAVAILABLE', 'this node is shutting down; try again (on another node)', { details: { retryAfterSeconds: 1 } });
