@@ -79,9 +79,11 @@ async function openPglite(dataDir: string, procs: ProcedureModules): Promise<Db>
  * the first thousand queries (measured: 350 → 800 MB). Compiling each function once, lazily, with
  * TurboFan (`--no-liftoff`) keeps the store at ~300 MB with the same query speed. The flag is
  * process-wide and read when a module is compiled, so it is set before PGlite starts (docs/node.md,
- * "Memory"). */
+ * "Memory"). The cost is start-up: TurboFan compiles every function PostgreSQL touches while it
+ * starts, 3.1 s against 0.7 s with Liftoff. `SVC_PGLITE_LIFTOFF=1` keeps V8's default tiers, for
+ * short-lived nodes (`npm test` sets it: about 150 test processes each start a node). */
 function wasmWithoutTierUp(): void {
-  v8.setFlagsFromString('--no-liftoff');
+  if (process.env.SVC_PGLITE_LIFTOFF !== '1') v8.setFlagsFromString('--no-liftoff');
 }
 
 /** the young generation of the store's thread, MB (see openPgliteThread) */

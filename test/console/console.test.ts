@@ -146,15 +146,23 @@ async function tabWalk(p: any, view: string): Promise<{ expected: number; missed
   }, view);
   const visited = new Set<number>();
   const noRing: string[] = [];
+  const focused = () => p.evaluate((v: string) => {
+    const el = document.activeElement as HTMLElement | null;
+    if (!el || el === document.body || !document.getElementById(`view-${v}`)!.contains(el)) return null;
+    const st = getComputedStyle(el);
+    const ring = (st.outlineStyle !== 'none' && parseFloat(st.outlineWidth) >= 2) || (st.boxShadow !== 'none' && st.boxShadow !== '');
+    return { kbd: el.dataset.kbd ?? null, ring, tag: el.tagName.toLowerCase(), id: el.id };
+  }, view);
   for (let n = 0; n < expected.length + 40; n++) {
     await p.keyboard.press('Tab');
-    const at = await p.evaluate((v: string) => {
-      const el = document.activeElement as HTMLElement | null;
-      if (!el || el === document.body || !document.getElementById(`view-${v}`)!.contains(el)) return null;
-      const st = getComputedStyle(el);
-      const ring = (st.outlineStyle !== 'none' && parseFloat(st.outlineWidth) >= 2) || (st.boxShadow !== 'none' && st.boxShadow !== '');
-      return { kbd: el.dataset.kbd ?? null, ring, tag: el.tagName.toLowerCase(), id: el.id };
-    }, view);
+    let at = await focused();
+    // focus entering the sandboxed mail frame (an out-of-process frame) reaches the page's
+    // document asynchronously: until it does, the page's activeElement is the body. Look again
+    // for up to a second before concluding that Tab left the section.
+    for (let wait = 0; !at && wait < 10; wait++) {
+      await new Promise((r) => setTimeout(r, 100));
+      at = await focused();
+    }
     if (!at) break;
     if (at.kbd !== null) visited.add(Number(at.kbd));
     // an iframe's focus ring is drawn on what is focused inside it

@@ -1,0 +1,4 @@
+// The property test of issue 18, part 4 of 4 (the solvers are dealt by cost: property-lib.ts).
+import { propertyShard } from './property-lib.ts';
+
+propertyShard(3, 4);
