@@ -141,14 +141,21 @@ export async function rateLimit(q: Queryable, bucket: string, max: number, windo
 /** Refuses with RATE_LIMITED when `max` events of `bucket` happened within the window, without
  * recording one (limits that count only failures record them with `recordEvent`). */
 export async function assertUnderLimit(q: Queryable, bucket: string, max: number, windowSeconds: number, message?: string): Promise<void> {
+  if (windowSeconds > RATE_EVENT_RETENTION_SECONDS) throw new Error(`a rate window of ${windowSeconds} s is longer than events are kept`);
   const rows = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM rate_events WHERE bucket = $1 AND at > now() - make_interval(secs => $2)`, [bucket, windowSeconds]);
   if (Number(rows[0].n) >= max) {
     throw new SvcError('RATE_LIMITED', message ?? `too many requests: at most ${max} per ${windowSeconds} s`, { details: { retryAfterSeconds: windowSeconds } });
   }
 }
 
+/** How long a rate event is kept: longer than every window a limit counts over (the longest is
+ * an hour). Older events can no longer refuse anything and are deleted as new ones are written,
+ * so the table stays bounded by the traffic of one day, whoever floods it. */
+export const RATE_EVENT_RETENTION_SECONDS = 86_400;
+
 export async function recordEvent(q: Queryable, bucket: string): Promise<void> {
   await q.query('INSERT INTO rate_events (bucket) VALUES ($1)', [bucket]);
+  await q.query('DELETE FROM rate_events WHERE at < now() - make_interval(secs => $1)', [RATE_EVENT_RETENTION_SECONDS]);
 }
 
 export function assertMachineCaller(caller: Caller | null): { zid: string; keyPrefix: string } {

@@ -235,3 +235,15 @@ test('with no admin key configured, admin routes refuse everyone', async () => {
     assert.equal((await n.call('GET', '/api/admin/machines', undefined, m.apiKey)).body.code, 'ADMIN_REQUIRED');
   } finally { await n.close(); }
 });
+
+test('rate events older than a day are deleted as new ones are written; those within every window stay', async () => {
+  // an address that flooded the node yesterday, and one event an hour old (inside the longest window)
+  await t.app.db.query(`INSERT INTO rate_events (bucket, at) SELECT 'demo-mint:203.0.113.9', now() - interval '2 days' FROM generate_series(1, 500)`);
+  await t.app.db.query(`INSERT INTO rate_events (bucket, at) VALUES ('demo-mint:203.0.113.10', now() - interval '59 minutes')`);
+  const count = async (bucket: string) => Number((await t.app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM rate_events WHERE bucket = $1', [bucket]))[0].n);
+  assert.equal(await count('demo-mint:203.0.113.9'), 500);
+  assert.equal((await t.call('POST', '/api/demo-key/mint', {}, undefined, { 'x-test-ip': '198.51.100.200' })).status, 200);
+  assert.equal(await count('demo-mint:203.0.113.9'), 0, 'yesterday\'s flood is gone');
+  assert.equal(await count('demo-mint:203.0.113.10'), 1, 'an event inside the hour window is kept');
+  assert.equal(await count('demo-mint:198.51.100.200'), 1);
+});

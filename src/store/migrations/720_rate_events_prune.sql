@@ -1,0 +1,3 @@
+-- rate_events are pruned as they are written (src/services/identity.ts, recordEvent): events
+-- older than every window are deleted by this index instead of a scan of the whole table.
+CREATE INDEX IF NOT EXISTS rate_events_at ON rate_events(at);
