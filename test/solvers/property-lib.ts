@@ -109,6 +109,10 @@ function arbFor(tool: string, schema: Schema): fc.Arbitrary<Record<string, unkno
   return bodyArb(schema);
 }
 
+/** Exceptions that are a solver's bug, never a property of the input (the worker turns any
+ * exception into 422 UNSTABLE and names it in details.failure). */
+const PROGRAMMING_ERRORS = ['TypeError', 'ReferenceError', 'SyntaxError'];
+
 /** Registers the property test for shard k (0-based) of n. */
 export function propertyShard(k: number, n: number): void {
   test(`every solver (part ${k + 1} of ${n}): ${RUNS} random in-schema inputs give a sealed finite within-bound value or a 4xx error body`, { timeout: 1_200_000 }, async () => {
@@ -133,6 +137,9 @@ export function propertyShard(k: number, n: number): void {
             if (!Number.isFinite(r.body.value) || r.body.precision?.withinBound !== true) failures.push(`${op.path} sealed ${JSON.stringify({ value: r.body.value, precision: r.body.precision })} for ${JSON.stringify(body).slice(0, 300)}`);
           } else if (!(r.status >= 400 && r.status < 500) || r.body?.ok !== false || typeof r.body.code !== 'string' || typeof r.body.error !== 'string') {
             failures.push(`${op.path} answered ${r.status} ${r.text.slice(0, 200)} for ${JSON.stringify(body).slice(0, 300)}`);
+          } else if (PROGRAMMING_ERRORS.includes(r.body.details?.failure)) {
+            // an input the method cannot compute is UNSTABLE; a TypeError is a bug in the solver
+            failures.push(`${op.path} failed with a ${r.body.details.failure} (${r.body.error.slice(0, 200)}) for ${JSON.stringify(body).slice(0, 300)}`);
           }
         }
         const refused = RUNS - (counts['200'] ?? 0);
