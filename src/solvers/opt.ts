@@ -210,12 +210,12 @@ export function gradientDescent(fn: Fn, x0: Float64Array, maxIter: number, progr
   let alpha = 1;
   const c1 = 1e-4;
   const history: number[] = [];
-  let iter = 0, converged = false;
+  let iter = 0, converged = false, message = `stopped after maxIter = ${maxIter} iterations`;
   while (iter < maxIter) {
     gradient(fn, x, g);
     let gg = 0;
     for (let k = 0; k < n; k++) gg += g[k] * g[k];
-    if (Math.sqrt(gg) < 1e-10) { converged = true; break; }
+    if (Math.sqrt(gg) < 1e-10) { converged = true; message = 'converged: |∇f| < 1e-10'; break; }
     iter++;
     alpha = Math.min(1e6, alpha * 2);
     let ft: number;
@@ -226,13 +226,15 @@ export function gradientDescent(fn: Fn, x0: Float64Array, maxIter: number, progr
       alpha *= 0.5; backtracks++;
       if (alpha < 1e-300) break;
     }
-    if (!(ft < fx)) { converged = true; break; } // no further decrease representable
+    // no further decrease is representable along the gradient: a stall at rounding, not
+    // convergence (the gradient is still above the tolerance)
+    if (!(ft < fx)) { message = `stalled: no decrease of f is representable along the gradient (|∇f| = ${Math.sqrt(gg).toExponential(2)})`; break; }
     x.set(xt); fx = ft;
     if (iter % 64 === 0 || iter === 1) history.push(fx);
     if ((iter & 1023) === 0) progress?.(iter / maxIter);
   }
   history.push(fx);
-  return { x, f: fx, iterations: iter, evaluations, converged, history, steps: { backtracks } };
+  return { x, f: fx, iterations: iter, evaluations, converged, history, steps: { backtracks }, message };
 }
 
 export function startPoint(fn: Fn, d: number, start: number | undefined, seed: number): Float64Array {
@@ -282,6 +284,7 @@ function runNamed(input: any, ctx: SolverContext): SolverOutput {
       iterations: res.iterations,
       evaluations: res.evaluations,
       converged: res.converged,
+      ...(res.message ? { message: res.message } : {}),
       steps: res.steps,
     },
     precision: {

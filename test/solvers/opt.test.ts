@@ -1,7 +1,7 @@
 // opt: minimisers against the known optima of the standard test functions.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { descriptor, run, evaluate, gradient, nelderMead } from '../../src/solvers/opt.ts';
+import { descriptor, run, evaluate, gradient, nelderMead, gradientDescent, startPoint } from '../../src/solvers/opt.ts';
 import { SvcError } from '../../src/core/errors.ts';
 
 const solve = (body: Record<string, unknown>, seed = 1) => run(descriptor.input.parse(body), { seed, progress() {} });
@@ -80,4 +80,21 @@ test('bounds: beale is 2-D only, rosenbrock needs 2 dimensions; schema bounds ho
   for (const bad of [{ fn: 'ackley' }, { method: 'bfgs' }, { dim: 0 }, { dim: 51 }, { maxIter: 0 }, { start: 1e6 }]) {
     assert.equal(descriptor.input.safeParse(bad).success, false, JSON.stringify(bad));
   }
+});
+
+test('gradient descent says converged only when |∇f| < 1e-10; a stall at rounding is reported as a stall', () => {
+  const done = gradientDescent('rosenbrock', startPoint('rosenbrock', 2, undefined, 1), 200_000);
+  assert.equal(done.converged, true);
+  assert.match(done.message!, /^converged/);
+  // rastrigin in 3-D from seed 1 stops in a local minimum where no decrease is representable
+  // while the gradient is still about 1e-6: that is not convergence to the tolerance
+  const stall = gradientDescent('rastrigin', startPoint('rastrigin', 3, undefined, 1), 200_000);
+  assert.equal(stall.converged, false);
+  assert.match(stall.message!, /^stalled: .*\|∇f\| = [0-9.]+e-\d+/);
+  const g = new Float64Array(3);
+  gradient('rastrigin', stall.x, g);
+  assert.ok(Math.hypot(...g) >= 1e-10, 'the gradient at the stall is above the tolerance');
+  const capped = gradientDescent('rosenbrock', startPoint('rosenbrock', 2, undefined, 1), 10);
+  assert.equal(capped.converged, false);
+  assert.match(capped.message!, /maxIter = 10/);
 });
