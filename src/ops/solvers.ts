@@ -297,11 +297,12 @@ async function runPaid(app: App, name: string, own: unknown, opts: {
     const stopped = isSvcError(e) && e.code === 'TIME_BUDGET_EXCEEDED';
     if (usage.started && (stopped || opts.signal?.aborted)) {
       const cost = workCost(usage.workerMs, budgetMs);
-      const tokens = await app.sealer.charge(opts.zid, cost);
       const seconds = Math.round(usage.workerMs) / 1000;
       const err = e as SvcError;
-      throw new SvcError(err.code, `${err.message}; it used ${seconds} s of worker time and was charged ${tokens.cost} token(s) (1 per started second)`, {
-        details: { ...(err.details ?? {}), workerSeconds: seconds, tokens },
+      const code = stopped ? 'TIME_BUDGET_EXCEEDED' : 'CANCELLED';
+      const { chain, ...tokens } = await app.sealer.charge(opts.zid, cost, { solver: name, code, workerSeconds: seconds });
+      throw new SvcError(err.code, `${err.message}; it used ${seconds} s of worker time and was charged ${tokens.cost} token(s) (1 per started second)${chain ? `, recorded on the machine's chain at seq ${chain.seq}` : ''}`, {
+        details: { ...(err.details ?? {}), workerSeconds: seconds, tokens, ...(chain ? { chain } : {}) },
       });
     }
     throw e;

@@ -9,7 +9,7 @@ import { quotaExceeded } from '../core/errors.ts';
 import type { Clock } from '../core/clock.ts';
 import { deriveProofKey } from '../core/seal.ts';
 import type { Db, Queryable } from '../store/db.ts';
-import { chargeTokens } from './charge.ts';
+import { chargeTokens, type ChargeReason } from './charge.ts';
 import type { LogSigner } from './tlog.ts';
 import { fromOutcome, sealWithin, tokensLeft, utcDay, validateJob, type ReceiptSigner, type SealEnv, type SealJob, type SealOutcome, type SealedResponse } from './seal-batch.ts';
 
@@ -105,8 +105,8 @@ export class Sealer {
 
   /** Charges a machine for work that produced no receipt (a solver run stopped by its budget or
    * cancelled after it started): at most `cost` tokens, never below zero (src/services/charge.ts). */
-  async charge(zid: string, cost: number): Promise<{ cost: number; remaining: number }> {
-    const out = await this.db.tx((q) => chargeTokens(q, zid, cost, this.tokensPerDay, this.clock.now()));
+  async charge(zid: string, cost: number, reason?: ChargeReason): Promise<{ cost: number; remaining: number; chain?: { seq: number; hash: string } }> {
+    const out = await this.db.tx((q) => chargeTokens(q, zid, cost, this.tokensPerDay, this.clock.now(), reason));
     this.hints.set(zid, { day: utcDay(this.clock.now()), left: out.remaining });
     return out;
   }

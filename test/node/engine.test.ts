@@ -87,7 +87,19 @@ test('a job past the time budget is stopped (its worker thread terminated) and r
     assert.ok(r.body.workerSeconds >= 7.9 && r.body.workerSeconds < 9, String(r.body.workerSeconds));
     const me = await n.call('GET', '/api/machines/me', undefined, m.apiKey);
     assert.equal(me.body.tokens.remaining, n.app.config.tokensPerDay - 1 - 8, 'the small solve (1) and the stopped run (8) were charged');
-    assert.equal((await n.call('GET', '/api/chain/verify', undefined, m.apiKey)).body.length, chainBefore, 'nothing sealed');
+    // nothing sealed, but the charge is on the machine's chain: one entry 'charge' naming the
+    // solver, why it stopped, the worker time and the tokens, and the chain still verifies
+    const chain = (await n.call('GET', '/api/chain/verify', undefined, m.apiKey)).body;
+    assert.equal(chain.valid, true);
+    assert.equal(chain.length, chainBefore + 1, 'one charge entry, no receipt');
+    assert.equal(r.body.chain.seq, chainBefore + 1);
+    assert.match(r.body.error, new RegExp(`recorded on the machine's chain at seq ${chainBefore + 1}`));
+    const feed = (await n.call('GET', '/api/observer?limit=1', undefined, m.apiKey)).body.entries[0];
+    assert.deepEqual({ kind: feed.kind, ref: feed.ref, seq: feed.seq, hash: feed.hash }, { kind: 'charge', ref: 'evolve', seq: chainBefore + 1, hash: r.body.chain.hash });
+    const { payloadHash } = await import('../../src/services/chain.ts');
+    assert.equal(feed.payloadHash, payloadHash({ solver: 'evolve', code: 'TIME_BUDGET_EXCEEDED', workerSeconds: r.body.workerSeconds, tokens: { cost: 8, remaining: n.app.config.tokensPerDay - 1 - 8 } }), 'the entry commits to the charge');
+    const receipts = await n.app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM receipts WHERE zid = $1', [m.zid]);
+    assert.equal(Number(receipts[0].n), 1, 'only the small solve was sealed');
     // the pool replaced the thread and still serves
     const again = await n.call('POST', '/api/svc/evolve', small, m.apiKey);
     assert.equal(again.status, 200, again.text);
