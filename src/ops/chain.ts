@@ -19,10 +19,11 @@ export const operations: Operation[] = [
     input: z.strictObject({}),
     output: okWith({
       zid: z.string(),
-      valid: z.boolean().describe('every link holds: consecutive seqs, each prevHash the previous hash, each hash recomputed, the head matches'),
+      valid: z.boolean().describe('every link holds (consecutive seqs, each prevHash the previous hash, each hash recomputed, the head matches) and every stored receipt hashes to its entry'),
       length: z.number().int().describe('entries checked'),
       head: z.string().describe('hash of the last entry that holds'),
       firstBadSeq: z.number().int().optional().describe('the first entry that does not hold'),
+      receiptsChecked: z.number().int().optional().describe("stored receipts re-hashed against their entries' payloadHash (the body without receipt, tokens and signature), once every link holds"),
       reason: z.string().optional().describe('why it does not hold'),
     }),
     async handler(_i, ctx) {

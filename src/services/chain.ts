@@ -72,16 +72,26 @@ export interface ChainVerification {
   length: number;
   head: string;
   firstBadSeq?: number;
+  /** stored receipts whose bodies were checked against their entries */
+  receiptsChecked?: number;
   reason?: string;
 }
 
-/** Recomputes a machine's whole chain from genesis. */
+/** Receipts read per query while their bodies are checked (bounded memory for long chains). */
+const RECEIPT_PAGE = 200;
+
+/** Recomputes a machine's whole chain from genesis, then checks every stored receipt against its
+ * entry: the entry at the receipt's seq names the receipt, and the stored body without `receipt`,
+ * `tokens` and `signature` (what the seal hashed) hashes to the entry's payloadHash. An edit to a
+ * stored result, input or precision therefore breaks the chain's verification, not only the
+ * receipt's signature. */
 export async function verifyChain(q: Queryable, zid: string): Promise<ChainVerification> {
   const m = await q.query<{ chain_seq: number; chain_head: string }>('SELECT chain_seq, chain_head FROM machines WHERE zid = $1', [zid]);
   if (!m.length) throw new SvcError('NOT_FOUND', 'machine not found');
   // entries up to the head just read: appends commit the entries and the head together, so later
   // appends by other requests or nodes cannot make a sound chain look broken mid-verification
-  const rows = await q.query<any>('SELECT seq, zid, kind, ref, at, payload_hash, prev_hash, hash FROM chain_entries WHERE zid = $1 AND seq <= $2 ORDER BY seq', [zid, Number(m[0].chain_seq)]);
+  const headSeq = Number(m[0].chain_seq);
+  const rows = await q.query<any>('SELECT seq, zid, kind, ref, at, payload_hash, prev_hash, hash FROM chain_entries WHERE zid = $1 AND seq <= $2 ORDER BY seq', [zid, headSeq]);
   let prev = GENESIS_PREV;
   let expectSeq = 1;
   for (const r of rows) {
@@ -93,8 +103,27 @@ export async function verifyChain(q: Queryable, zid: string): Promise<ChainVerif
     prev = h;
     expectSeq++;
   }
-  if (Number(m[0].chain_seq) !== rows.length || m[0].chain_head !== prev) {
+  if (headSeq !== rows.length || m[0].chain_head !== prev) {
     return { valid: false, length: rows.length, head: prev, reason: 'machine head does not match the last entry' };
   }
-  return { valid: true, length: rows.length, head: prev };
+  let receiptsChecked = 0;
+  for (let after = 0; ;) {
+    const page = await q.query<{ id: string; chain_seq: number; body: string }>(
+      'SELECT id, chain_seq, body FROM receipts WHERE zid = $1 AND chain_seq > $2 AND chain_seq <= $3 ORDER BY chain_seq LIMIT $4', [zid, after, headSeq, RECEIPT_PAGE]);
+    for (const rc of page) {
+      const seq = Number(rc.chain_seq);
+      const entry = rows[seq - 1];
+      if (!entry || entry.ref !== rc.id) return { valid: false, length: rows.length, head: prev, firstBadSeq: seq, receiptsChecked, reason: `receipt ${rc.id} is not the entry at its seq ${seq}` };
+      let sealed: Record<string, unknown>;
+      try { sealed = JSON.parse(rc.body); } catch { sealed = {}; }
+      delete sealed.receipt; delete sealed.tokens; delete sealed.signature;
+      if (payloadHash(sealed) !== entry.payload_hash) {
+        return { valid: false, length: rows.length, head: prev, firstBadSeq: seq, receiptsChecked, reason: `receipt ${rc.id}: the stored body does not hash to its entry's payloadHash (edited after sealing)` };
+      }
+      receiptsChecked++;
+    }
+    if (page.length < RECEIPT_PAGE) break;
+    after = Number(page[page.length - 1].chain_seq);
+  }
+  return { valid: true, length: rows.length, head: prev, receiptsChecked };
 }

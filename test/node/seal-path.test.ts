@@ -244,6 +244,38 @@ test('a tampered chain entry is detected by /api/chain/verify', async () => {
   assert.equal(v.firstBadSeq, 3);
 });
 
+test('a stored receipt edited after sealing is detected by /api/chain/verify (its body no longer hashes to its entry)', async () => {
+  const x = await t.machine('tamper-body');
+  const sealed: any[] = [];
+  for (const health of ['up', 'slow', 'down']) sealed.push((await t.call('POST', '/api/svc/protect', { health }, x.apiKey)).body);
+  const sound = (await t.call('GET', '/api/chain/verify', undefined, x.apiKey)).body;
+  assert.equal(sound.valid, true);
+  assert.equal(sound.receiptsChecked, 3);
+  // the links alone still hold after each edit below: only the re-hash of the body catches it
+  const victim = sealed[1];
+  for (const edit of [
+    (b: any) => { b.value = b.value === 0 ? 1 : -b.value; },
+    (b: any) => { b.precision = { ...b.precision, errorPct: b.precision.errorPct + 1, withinBound: !b.precision.withinBound }; },
+    (b: any) => { b.input = { ...b.input, health: 'up' }; },
+  ]) {
+    const [row] = await t.app.db.query<{ body: string }>('SELECT body FROM receipts WHERE id = $1', [victim.receipt.id]);
+    const body = JSON.parse(row.body);
+    edit(body);
+    await t.app.db.query('UPDATE receipts SET body = $2 WHERE id = $1', [victim.receipt.id, JSON.stringify(body)]);
+    const v = (await t.call('GET', '/api/chain/verify', undefined, x.apiKey)).body;
+    assert.equal(v.valid, false, JSON.stringify(v));
+    assert.equal(v.firstBadSeq, victim.receipt.chain.seq);
+    assert.match(v.reason, new RegExp(`receipt ${victim.receipt.id}: the stored body does not hash`));
+    await t.app.db.query('UPDATE receipts SET body = $2 WHERE id = $1', [victim.receipt.id, row.body]);
+  }
+  // the receipt and signature parts are not covered by the entry (the entry's hash is in them)
+  const [row] = await t.app.db.query<{ body: string }>('SELECT body FROM receipts WHERE id = $1', [victim.receipt.id]);
+  const moved = JSON.parse(row.body);
+  moved.receipt.folder = 'elsewhere';
+  await t.app.db.query('UPDATE receipts SET body = $2 WHERE id = $1', [victim.receipt.id, JSON.stringify(moved)]);
+  assert.equal((await t.call('GET', '/api/chain/verify', undefined, x.apiKey)).body.valid, true);
+});
+
 test('v3: every receipt carries an Ed25519 signature over its RFC 8785 JSON that verifies offline against the JWKS', async () => {
   const { verifyReceiptSignature } = await import('../../src/services/receipt.ts');
   const s = (await t.call('POST', '/api/svc/protect', { health: 'up', folder: 'v3' }, m.apiKey)).body;
