@@ -24,20 +24,13 @@ import { solveCdcl } from '../src/solvers/lib/cdcl.ts';
 import { cnfFromClauses, toDimacs, type Cnf } from '../src/solvers/lib/dimacs.ts';
 import { dratText } from '../src/solvers/lib/drat-text.ts';
 import { checkDrat } from '../src/solvers/lib/drat-check.ts';
+import { pigeonhole } from '../test/solvers/sat-instances.ts';
 
 const REPS = Number(process.env.BENCH_REPS ?? 2);
 const SEEDS = Number(process.env.BENCH_SAT_SEEDS ?? 40);
 const dir = mkdtempSync(join(tmpdir(), 'satbench-'));
 const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 const haveMinisat = has('minisat'), haveCadical = has('cadical'), haveDratTrim = has('drat-trim');
-
-function pigeonhole(h: number): number[][] {
-  const p = h + 1, v = (i: number, j: number) => i * h + j + 1;
-  const out: number[][] = [];
-  for (let i = 0; i < p; i++) out.push(Array.from({ length: h }, (_, j) => v(i, j)));
-  for (let j = 0; j < h; j++) for (let a = 0; a < p; a++) for (let b = a + 1; b < p; b++) out.push([-v(a, j), -v(b, j)]);
-  return out;
-}
 
 interface Inst { name: string; group: string; clauses: number[][]; cnf: Cnf; file: string; seed: number }
 const instances: Inst[] = [];

@@ -12,3 +12,16 @@ export function needsSystemTool(path: string, what: string, install: string): st
   process.stderr.write(`\n*** ${reason} ***\n\n`);
   return reason;
 }
+
+/** Debian's Chromium, driven by playwright-core in the browser tests. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** The skip reason of a browser test file (see needsSystemTool), or false when Chromium is here. */
+export const needsChromium = (what: string): string | false => needsSystemTool(CHROMIUM, what, 'apt-get update && apt-get install -y chromium');
+
+/** Chromium headless, as every browser test starts it (no sandbox as root, no background
+ * networking: this machine's closed network refuses it). */
+export async function launchChromium(): Promise<any> {
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'] });
+}

@@ -10,10 +10,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { testNode, type TestNode } from '../helpers.ts';
-import { needsSystemTool } from '../system-tools.ts';
+import { needsChromium, launchChromium } from '../system-tools.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SKIP = needsSystemTool(CHROMIUM, 'the /docs browser tests', 'apt-get update && apt-get install -y chromium');
+const SKIP = needsChromium('the /docs browser tests');
 const SHOTS = fileURLToPath(new URL('../../test-artifacts/docs/', import.meta.url));
 
 let t: TestNode;
@@ -26,10 +25,9 @@ const problems: string[] = [];
 before(async () => {
   if (SKIP) return;
   mkdirSync(SHOTS, { recursive: true });
-  const { chromium } = await import('playwright-core');
   [t, browser] = await Promise.all([
     testNode(),
-    chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'] }),
+    launchChromium(),
   ]);
   base = await t.listen();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });

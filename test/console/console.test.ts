@@ -12,14 +12,13 @@
 // tests are skipped with a loud message, and fail under CI=true (test/system-tools.ts).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { testNode, type TestNode } from '../helpers.ts';
-import { needsSystemTool } from '../system-tools.ts';
+import { needsChromium, launchChromium } from '../system-tools.ts';
 import { CONSOLE_CSP } from '../../src/ops/console.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SKIP = needsSystemTool(CHROMIUM, 'the console browser tests', 'apt-get update && apt-get install -y chromium');
+const SKIP = needsChromium('the console browser tests');
 const SHOTS = fileURLToPath(new URL('../../test-artifacts/console/', import.meta.url));
 const DESKTOP = { width: 1280, height: 900 };
 const MOBILE = { width: 375, height: 812 };
@@ -38,10 +37,9 @@ const shots: string[] = [];
 before(async () => {
   if (SKIP) return;
   mkdirSync(SHOTS, { recursive: true });
-  const { chromium } = await import('playwright-core');
   [t, browser] = await Promise.all([
     testNode(),
-    chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'] }),
+    launchChromium(),
   ]);
   base = await t.listen();
   desk = await browser.newContext({ viewport: DESKTOP });

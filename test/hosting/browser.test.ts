@@ -4,12 +4,10 @@
 // skipped with a loud message, and fail under CI=true (test/system-tools.ts).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { testNode, type TestNode } from '../helpers.ts';
-import { needsSystemTool } from '../system-tools.ts';
+import { needsChromium, launchChromium } from '../system-tools.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SKIP = needsSystemTool(CHROMIUM, 'the hosted-page browser tests', 'apt-get update && apt-get install -y chromium');
+const SKIP = needsChromium('the hosted-page browser tests');
 
 let t: TestNode;
 let base: string;
@@ -18,8 +16,7 @@ before(async () => {
   if (SKIP) return;
   t = await testNode();
   base = await t.listen();
-  const { chromium } = await import('playwright-core');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'] });
+  browser = await launchChromium();
 });
 after(async () => {
   await browser?.close();

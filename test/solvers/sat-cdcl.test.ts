@@ -20,6 +20,7 @@ import { dratText } from '../../src/solvers/lib/drat-text.ts';
 import { checkDrat } from '../../src/solvers/lib/drat-check.ts';
 import { createRng } from '../../src/solvers/lib/rng.ts';
 import { needsSystemTool } from '../system-tools.ts';
+import { pigeonhole } from './sat-instances.ts';
 
 const solve = (body: Record<string, unknown>, seed = 1) => run(descriptor.input.parse(body), { seed, progress() {} });
 
@@ -34,15 +35,6 @@ function random3Sat(n: number, seed: number): number[][] {
     while (vs.size < 3) vs.add(1 + rng.int(n));
     out.push([...vs].map((v) => (rng.next() < 0.5 ? -v : v)));
   }
-  return out;
-}
-
-/** Pigeonhole: h + 1 pigeons in h holes (unsatisfiable). */
-function pigeonhole(h: number): number[][] {
-  const p = h + 1, v = (i: number, j: number) => i * h + j + 1;
-  const out: number[][] = [];
-  for (let i = 0; i < p; i++) out.push(Array.from({ length: h }, (_, j) => v(i, j)));
-  for (let j = 0; j < h; j++) for (let a = 0; a < p; a++) for (let b = a + 1; b < p; b++) out.push([-v(a, j), -v(b, j)]);
   return out;
 }
 
