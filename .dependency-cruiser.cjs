@@ -25,6 +25,13 @@ module.exports = {
       to: { path: '^src/(ops|http|mcp)/' },
     },
     {
+      name: 'jobs-below-operations',
+      comment: 'src/jobs (queue, runner, blobs, sweeps) never imports src/ops, src/http or src/mcp: the operation it runs is handed to it',
+      severity: 'error',
+      from: { path: '^src/jobs/' },
+      to: { path: '^src/(ops|http|mcp)/' },
+    },
+    {
       name: 'http-never-runs-solvers',
       comment: 'src/http never imports src/solvers',
       severity: 'error',

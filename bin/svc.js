@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `svc` command. Runs src/cli.ts on Node 24 (type stripping); the project pins Node 24 through
+// The `svc` command. Runs dist/cli.js (the build) or src/cli.ts on Node 24 (type stripping); the project pins Node 24 through
 // its `node` devDependency, so `npx svc …` inside the project uses it.
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -11,4 +11,8 @@ if (major < 24) {
   const r = spawnSync(pinned, [join(here, '..', 'src', 'cli.ts'), ...process.argv.slice(2)], { stdio: 'inherit' });
   process.exit(r.status ?? 1);
 }
-await import('../src/cli.ts');
+// the build (dist/, scripts/build.mjs) when it is current, so `svc serve` runs the same plain
+// JavaScript as `npm start`; otherwise the sources (Node strips their types)
+const { staleReason } = await import('../scripts/build.mjs');
+if (staleReason() === null) await import('../dist/cli.js');
+else await import('../src/cli.ts');

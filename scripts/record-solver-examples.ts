@@ -13,6 +13,7 @@ import { createApp } from '../src/app.ts';
 import { buildHttp } from '../src/http/server.ts';
 import { loadSolvers } from '../src/solvers/engine/loader.ts';
 import { shapeOf } from '../src/ops/schema.ts';
+import { EXAMPLE_MM as LINSOLVE_MM, EXAMPLE_RHS_MM as LINSOLVE_RHS } from '../src/solvers/linsolve.ts';
 
 const OUT = fileURLToPath(new URL('../src/ops/solver-examples.json', import.meta.url));
 const only = new Set(process.argv.slice(2));
@@ -43,7 +44,12 @@ function earthMoon() {
     ],
   };
 }
-const EXTRA: Record<string, Record<string, unknown>> = { multibody: earthMoon() };
+const EXTRA: Record<string, Record<string, unknown>> = {
+  multibody: earthMoon(),
+  lp: { mps: (await import('../src/solvers/lp.ts')).EXAMPLE_MPS },
+  // the 1-D Laplacian of order 4 as Matrix Market text, b = [1, 0, 0, 1] (x = [1, 1, 1, 1])
+  linsolve: { matrix: LINSOLVE_MM, rhs: LINSOLVE_RHS },
+};
 
 const recorded: Record<string, { request: Record<string, unknown>; response: unknown }> = existsSync(OUT) ? JSON.parse(readFileSync(OUT, 'utf8')) : {};
 for (const ls of await loadSolvers()) {
@@ -54,7 +60,7 @@ for (const ls of await loadSolvers()) {
   const prompt = 'prompt' in own ? { prompt: d.examples[0] } : {};
   try { request = (d.input as any).parse(prompt); } catch { request = { ...prompt }; }
   if (EXTRA[d.name]) {
-    try { request = (d.input as any).parse({ prompt: d.examples[0], ...EXTRA[d.name] }); } catch (e) { throw new Error(`${d.name}: the documented example is refused: ${e}`); }
+    try { request = (d.input as any).parse({ ...prompt, ...EXTRA[d.name] }); } catch (e) { throw new Error(`${d.name}: the documented example is refused: ${e}`); }
   }
   // a solver with its own `sample` (the number of output points): a short example too
   if ('sample' in own && request.sample === undefined) request.sample = 11;

@@ -7,7 +7,7 @@ import { VERSION } from './core/version.ts';
 import { openDb, type Db } from './store/db.ts';
 import { systemClock, type Clock } from './core/clock.ts';
 import { Sealer } from './services/sealer.ts';
-import { loadOperations } from './ops/registry.ts';
+import { loadOperations, preloadOperationModules } from './ops/registry.ts';
 import type { App } from './ops/types.ts';
 import { SolverPool } from './solvers/engine/pool.ts';
 import { randomToken } from './core/ids.ts';
@@ -16,10 +16,10 @@ import { loadOrCreateSigningKey, loadOrCreateKey, KEYS_ROTATED_CHANNEL, type Dep
 import { ensureEmptyCheckpoint, initLog } from './services/tlog.ts';
 import { ed25519Raw, logOrigin, vkeyOf, SIG_ED25519 } from './core/tlog.ts';
 import { trimWhenIdle } from './core/memory.ts';
+import { JobRunner } from './jobs/runner.ts';
+import { jobFace } from './ops/jobs.ts';
 
 
-/** The store procedures the node registers (src/store/db.ts runs them next to the store). */
-const STORE_PROCEDURES = { seal: new URL('./services/seal-batch.ts', import.meta.url).href };
 
 
 export interface CreateAppOptions {
@@ -30,10 +30,14 @@ export interface CreateAppOptions {
 
 export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
   const config = loadConfig(opts.env ?? process.env, opts.config);
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema, procedures: STORE_PROCEDURES });
+  // the store's thread starts PostgreSQL while this thread loads the operations' modules (start fast)
+  const opening = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
+  const preloading = preloadOperationModules();
+  preloading.catch(() => { /* reported by loadOperations below */ });
+  const db = await opening;
   const clock = opts.clock ?? systemClock;
   const sealer = new Sealer({ db, clock, masterSecret: config.sealSecret, tokensPerDay: config.tokensPerDay });
-  const pool = new SolverPool({ timeoutMs: config.solverTimeoutMs, threads: config.solverThreads, machineConcurrency: config.machineConcurrency, machineQueue: config.machineQueue });
+  const pool = new SolverPool({ timeoutMs: config.solverTimeoutMs, threads: config.solverThreads, machineConcurrency: config.machineConcurrency, machineQueue: config.machineQueue, jobMemoryMb: config.jobMemoryMb, memoryLimitMb: config.memoryLimitMb, idleMs: config.workerIdleMs });
   const keyCache = new KeyCache();
   const signingKey = await loadOrCreateSigningKey(db, config.sealSecret);
   // the deployment's log (its origin is fixed by the first node's SVC_BASE_URL) and its keys
@@ -41,12 +45,14 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
   const keys = await loadDeploymentKeys(db, config.sealSecret, origin);
   const unlisten = await keyCache.listen(db);
   let unlistenKeys: (() => Promise<void>) | null = null;
+  let runner: JobRunner | null = null;
   const app: App = {
     config,
     db,
     clock,
     sealer,
     pool,
+    jobs: null as unknown as App['jobs'],
     keyCache,
     signingKey,
     logOrigin: origin,
@@ -68,6 +74,8 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
     onClose: [],
     beforeClose: [],
     async close() {
+      // running jobs go back to the queue before anything else stops (another node takes them)
+      if (runner) await runner.close();
       for (const fn of app.onClose.slice().reverse()) await fn();
       await unlisten();
       if (unlistenKeys) await unlistenKeys();
@@ -84,6 +92,12 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
   // a rotation on any node of this database switches this node's keys too
   unlistenKeys = await db.listen(KEYS_ROTATED_CHANNEL, () => { app.reloadKeys().catch(() => { /* the next rotation or restart retries */ }); });
   app.operations = await loadOperations(app);
+  // jobs: the queue (pg-boss on this store) and this node's workers; they run the operations'
+  // own synchronous path (src/ops/jobs.ts), and a draining node hands its running jobs back
+  runner = new JobRunner({ db, sealer, config, face: jobFace(app), nodeId: app.nodeId });
+  app.jobs = runner;
+  await runner.start();
+  app.beforeClose.push(() => runner!.drain());
   // start-up garbage (module sources, schemas, the catalog) and bursts of load grow the main
   // thread's heap: give it back once started and whenever the node idles (docs/node.md, "Memory")
   app.onClose.push(trimWhenIdle());

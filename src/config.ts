@@ -26,6 +26,25 @@ export interface Config {
   machineConcurrency: number;
   machineQueue: number;
   solverThreads: number;
+  /** memory (MiB) one solver run may use (its worker's V8 heap limit; issue 33), and the node's
+   * total, which bounds how many workers run at once (each may reach its budget) */
+  jobMemoryMb: number;
+  memoryLimitMb: number;
+  /** how long a solver worker thread may idle before it stops (ms); workers start on first use */
+  workerIdleMs: number;
+  /** jobs (docs/jobs.md): default and largest budget of one job, seconds of worker time */
+  jobSeconds: number;
+  jobMaxSeconds: number;
+  /** jobs of one machine running at once, cluster-wide */
+  jobsPerMachine: number;
+  /** jobs of one machine waiting, cluster-wide; past it 429 RATE_LIMITED */
+  jobsQueuedPerMachine: number;
+  /** runs of one machine's sweeps running at once, cluster-wide */
+  sweepConcurrency: number;
+  /** how many jobs this node takes at once (default: solver threads - 1, so synchronous calls keep one) */
+  jobWorkers: number;
+  /** seconds without a heartbeat after which a running job is taken again (at least 10) */
+  jobHeartbeatSeconds: number;
   /** identities: machines one demo key may create; spin-ups per client address per hour;
    * failed recoveries per (machine, address) and failed admin attempts per address per 15 min */
   machinesPerDemoKey: number;
@@ -41,6 +60,13 @@ export interface Config {
   streamsPerNode: number;
   observerStreams: number;
   observerStreamsPerAddress: number;
+  /** blobs (docs/jobs.md "Blobs"): largest blob (after decompression), bytes of blobs one machine
+   * may hold, seconds an unreferenced blob outlives its last use, and the size of a sealed result
+   * above which its series and arrays go to a blob */
+  blobMaxBytes: number;
+  blobQuotaBytes: number;
+  blobTtlSeconds: number;
+  inlineResultBytes: number;
   paperSourceUrls: Record<string, string>;
   env: Record<string, string | undefined>;
 }
@@ -124,6 +150,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     machineConcurrency: positive(env.SVC_MACHINE_CONCURRENCY, 1, 'SVC_MACHINE_CONCURRENCY'),
     machineQueue: int(env.SVC_MACHINE_QUEUE, 16, 'SVC_MACHINE_QUEUE'),
     solverThreads: positive(env.SVC_SOLVER_THREADS, Math.max(2, availableParallelism()), 'SVC_SOLVER_THREADS', 2),
+    jobMemoryMb: positive(env.SVC_JOB_MEMORY_MB, 512, 'SVC_JOB_MEMORY_MB', 32),
+    memoryLimitMb: positive(env.SVC_MEMORY_LIMIT_MB, 2048, 'SVC_MEMORY_LIMIT_MB', 256),
+    workerIdleMs: positive(env.SVC_WORKER_IDLE_MS, 60_000, 'SVC_WORKER_IDLE_MS'),
+    jobSeconds: positive(env.SVC_JOB_SECONDS, 600, 'SVC_JOB_SECONDS'),
+    jobMaxSeconds: positive(env.SVC_JOB_MAX_SECONDS, 3600, 'SVC_JOB_MAX_SECONDS'),
+    jobsPerMachine: positive(env.SVC_JOBS_PER_MACHINE, 1, 'SVC_JOBS_PER_MACHINE'),
+    jobsQueuedPerMachine: positive(env.SVC_JOBS_QUEUED_PER_MACHINE, 100, 'SVC_JOBS_QUEUED_PER_MACHINE'),
+    sweepConcurrency: positive(env.SVC_SWEEP_CONCURRENCY, 8, 'SVC_SWEEP_CONCURRENCY'),
+    jobWorkers: positive(env.SVC_JOB_WORKERS, Math.max(1, (env.SVC_SOLVER_THREADS ? Number(env.SVC_SOLVER_THREADS) : Math.max(2, availableParallelism())) - 1), 'SVC_JOB_WORKERS'),
+    jobHeartbeatSeconds: positive(env.SVC_JOB_HEARTBEAT_SECONDS, 10, 'SVC_JOB_HEARTBEAT_SECONDS', 10),
     machinesPerDemoKey: int(env.SVC_MACHINES_PER_DEMO_KEY, 3, 'SVC_MACHINES_PER_DEMO_KEY'),
     spinUpsPerAddress: int(env.SVC_SPIN_UPS_PER_ADDRESS, 10, 'SVC_SPIN_UPS_PER_ADDRESS'),
     recoveryFailures: positive(env.SVC_RECOVERY_FAILURES, 5, 'SVC_RECOVERY_FAILURES'),
@@ -134,6 +170,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     streamsPerNode: positive(env.SVC_STREAMS_PER_NODE, 200, 'SVC_STREAMS_PER_NODE'),
     observerStreams: positive(env.SVC_OBSERVER_STREAMS, 1000, 'SVC_OBSERVER_STREAMS'),
     observerStreamsPerAddress: positive(env.SVC_OBSERVER_STREAMS_PER_ADDRESS, 20, 'SVC_OBSERVER_STREAMS_PER_ADDRESS'),
+    blobMaxBytes: positive(env.SVC_BLOB_MAX_BYTES, 1024 ** 3, 'SVC_BLOB_MAX_BYTES'),
+    blobQuotaBytes: positive(env.SVC_BLOB_QUOTA_BYTES, 2 * 1024 ** 3, 'SVC_BLOB_QUOTA_BYTES'),
+    blobTtlSeconds: positive(env.SVC_BLOB_TTL_SECONDS, 86400, 'SVC_BLOB_TTL_SECONDS'),
+    inlineResultBytes: positive(env.SVC_INLINE_RESULT_BYTES, 1024 * 1024, 'SVC_INLINE_RESULT_BYTES'),
     paperSourceUrls,
     env,
     ...overrides,

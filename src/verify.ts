@@ -96,13 +96,33 @@ export async function checkConsistencyWithNode(url: string, receiptCp: Checkpoin
 
 /** Result keys a node adds besides the solver's own (svc_auto's dispatch record): not replayed. */
 const NOT_REPLAYED = ['dispatch'];
-/** Timings are measurements of one run, not results (sat's result.stats.solveMs and wallMs): a
- * replay cannot and need not reproduce them. */
-const TIMINGS = ['solveMs', 'wallMs'];
+/** Timings are measurements of one run, not results (sat's result.stats.solveMs, wallMs, parseMs,
+ * proofMs, checkMs): a replay cannot and need not reproduce them. */
+const TIMINGS = ['solveMs', 'wallMs', 'parseMs', 'proofMs', 'checkMs'];
 
 /** Runs the receipt's solver again from its input and seed at its sealed instant; value and result
  * must be bit-identical (canonical JSON equal, value compared with Object.is). */
-export async function replayReceipt(receipt: any, opts: { inputs?: Record<string, string> } = {}): Promise<{ ok: boolean; reason?: string }> {
+/** A reader of blobs (docs/jobs.md "Blobs") for a replay: an original given with --input NAME=FILE
+ * for a blob input, else the node's copy (GET /api/blobs/{digest} at `url`, with the owner's
+ * `key`); either way the bytes must hash to the digest. */
+function blobReader(receipt: any, opts: { inputs?: Record<string, string>; url?: string; key?: string }, fetchFn: typeof fetch): (digest: string) => Promise<Uint8Array> {
+  return async (digest) => {
+    const { createHash } = await import('node:crypto');
+    const field = Object.entries<any>(receipt.input ?? {}).find(([, v]) => v && typeof v === 'object' && v.blob === digest)?.[0];
+    let bytes: Uint8Array;
+    if (field !== undefined && opts.inputs?.[field] !== undefined) bytes = Buffer.from(opts.inputs[field], 'utf8');
+    else {
+      if (!opts.url) throw new Error(`${field ? `input ${field}` : 'the result'} is kept in the blob ${digest}: give --url (and --key) to fetch it${field ? `, or --input ${field}=<file>` : ''}`);
+      const res = await fetchFn(new URL(`/api/blobs/${digest}`, opts.url), { headers: opts.key ? { authorization: `Bearer ${opts.key}` } : {} });
+      if (!res.ok) throw new Error(`GET /api/blobs/${digest}: HTTP ${res.status} (a blob is read with its owner's key)`);
+      bytes = new Uint8Array(await res.arrayBuffer());
+    }
+    if (`sha256:${createHash('sha256').update(bytes).digest('hex')}` !== digest) throw new Error(`the bytes of ${digest} do not hash to its name`);
+    return bytes;
+  };
+}
+
+export async function replayReceipt(receipt: any, opts: { inputs?: Record<string, string>; url?: string; key?: string; fetch?: typeof fetch } = {}): Promise<{ ok: boolean; reason?: string }> {
   const { loadSolvers } = await import('./solvers/engine/loader.ts');
   const { runUnsealed } = await import('./ops/solvers.ts');
   const solvers = await loadSolvers();
@@ -113,7 +133,10 @@ export async function replayReceipt(receipt: any, opts: { inputs?: Record<string
   // an input larger than 64 KiB is sealed by its digest (src/ops/solvers.ts): the original comes
   // from the caller (svc verify --input name=path) and must hash to the sealed digest
   const { createHash } = await import('node:crypto');
+  const readBlob = blobReader(receipt, opts, opts.fetch ?? fetch);
   for (const [k, v] of Object.entries(body)) {
+    // an input given as a blob is sealed as {blob, bytes}: replayed as the same reference
+    if (v && typeof v === 'object' && typeof (v as any).blob === 'string' && Object.keys(v).length === 2 && typeof (v as any).bytes === 'number') { body[k] = { blob: (v as any).blob }; continue; }
     if (!v || typeof v !== 'object' || typeof (v as any).sha256 !== 'string' || typeof (v as any).sealedBy !== 'string') continue;
     const given = opts.inputs?.[k];
     if (given === undefined) return { ok: false, reason: `input ${k} is sealed by its SHA-256 (${(v as any).bytes} bytes); pass the original with --input ${k}=<file>` };
@@ -126,15 +149,26 @@ export async function replayReceipt(receipt: any, opts: { inputs?: Record<string
   if (receipt.acceptOutOfBound === true) body.acceptOutOfBound = true;
   let out: Record<string, any>;
   try {
-    out = await runUnsealed(ls.descriptor.name, body, { now: receipt.t });
+    out = await runUnsealed(ls.descriptor.name, body, { now: receipt.t, readBlob });
   } catch (e: any) {
     return { ok: false, reason: `the replay was refused: ${e?.code ?? 'ERROR'} ${e?.message ?? e}` };
+  }
+  // a result too large to be sealed inline keeps its large part in a blob: compared whole
+  let sealedResult = receipt.result;
+  const held = receipt.result?.blob;
+  if (held && typeof held === 'object' && typeof held.blob === 'string') {
+    const { joinLargeResult } = await import('./ops/files.ts');
+    try {
+      sealedResult = joinLargeResult(receipt.result, Buffer.from(await readBlob(held.blob)).toString('utf8')).result;
+    } catch (e: any) {
+      return { ok: false, reason: `the result's blob: ${e?.message ?? e}` };
+    }
   }
   if (out.seed !== receipt.seed) return { ok: false, reason: `seed ${out.seed} differs from the receipt's ${receipt.seed}` };
   if (!Object.is(out.value, receipt.value)) return { ok: false, reason: `value ${out.value} differs from the receipt's ${receipt.value}` };
   const strip = (r: any) => (r && typeof r === 'object' ? Object.fromEntries(Object.entries(r).filter(([k]) => !NOT_REPLAYED.includes(k)).map(([k, v]) => [k,
     k === 'stats' && v && typeof v === 'object' ? Object.fromEntries(Object.entries(v as object).filter(([sk]) => !TIMINGS.includes(sk))) : v])) : r);
-  if (canonicalJson(strip(out.result)) !== canonicalJson(strip(receipt.result))) return { ok: false, reason: 'result differs from the receipt\'s' };
+  if (canonicalJson(strip(out.result)) !== canonicalJson(strip(sealedResult))) return { ok: false, reason: 'result differs from the receipt\'s' };
   return { ok: true };
 }
 

@@ -108,6 +108,7 @@ export async function testNode(opts: { config?: Partial<Config>; env?: Record<st
         const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
         await c.connect();
         await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await c.query(`DROP SCHEMA IF EXISTS "${`${schema}_pgboss`.slice(0, 50)}" CASCADE`); // its job queue's
         await c.end();
       }
     },

@@ -14,11 +14,17 @@ export const STATUS_BY_CODE = {
   METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  /** a Range outside a blob (GET /api/blobs/{digest}; the answer carries Content-Range: bytes *\/size) */
+  RANGE_NOT_SATISFIABLE: 416,
   PRECISION_REFUSED: 422,
   SHAPE_REFUSED: 422,
   DIMENSIONAL_GATE: 422,
   UNSTABLE: 422,
   TIME_BUDGET_EXCEEDED: 422,
+  /** a run past its memory budget (SVC_JOB_MEMORY_MB): its worker was stopped and replaced */
+  MEMORY_BUDGET_EXCEEDED: 422,
+  /** a linear system whose matrix is singular or numerically singular (the failing pivot in details) */
+  SINGULAR: 422,
   QUOTA_EXCEEDED: 429,
   RATE_LIMITED: 429,
   UPSTREAM_UNAVAILABLE: 503,
@@ -82,7 +88,7 @@ export function isSvcError(e: unknown): e is SvcError {
 }
 
 /** The codes a solver refuses with (it crosses the worker boundary as data). */
-export type RefusalCode = 'UNSTABLE' | 'PRECISION_REFUSED' | 'SHAPE_REFUSED' | 'INVALID_INPUT' | 'DIMENSIONAL_GATE';
+export type RefusalCode = 'UNSTABLE' | 'PRECISION_REFUSED' | 'SHAPE_REFUSED' | 'INVALID_INPUT' | 'DIMENSIONAL_GATE' | 'SINGULAR' | 'TIME_BUDGET_EXCEEDED';
 
 /** A solver's refusal: the project's one error type with a refusal code and its details. */
 export const refuse = (code: RefusalCode, message: string, details?: Record<string, unknown>) =>

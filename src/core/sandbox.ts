@@ -11,7 +11,8 @@
 //   - bounded expression length, AST node count, nesting depth and string-constant length.
 // Every whitelisted function is O(1) or linear in a bounded array, so evaluation time is
 // bounded by the node count: no loops exist in the language that is left.
-import { create, all, type MathNode, type EvalFunction } from 'mathjs';
+import type { MathNode, EvalFunction } from 'mathjs';
+import { mathjs } from './mathjs.ts';
 import { SvcError } from '../core/errors.ts';
 
 const disabled = (name: string) => () => {
@@ -23,6 +24,7 @@ let sandbox: { smath: any; parseExpression: (s: string) => MathNode } | null = n
 /** The restricted instance, created on first use. */
 function restricted(): { smath: any; parseExpression: (s: string) => MathNode } {
   if (sandbox) return sandbox;
+  const { create, all } = mathjs();
   const smath = create(all, { number: 'number', matrix: 'Array' }) as any;
   const parseExpression = smath.parse;
   // String-aware equality for guards such as `state == "open"` (mathjs's equal converts strings

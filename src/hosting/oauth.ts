@@ -80,16 +80,38 @@ export function parseScope(app: App, scope: string | undefined, fallback = 'open
   return list;
 }
 
-/** Redirect URIs: https, http only on a loopback host (RFC 8252 §7.3), or a private-use
- * reverse-domain scheme (RFC 8252 §7.1). No fragment, no user-info. */
+/** Redirect URIs (RFC 8252 §7, OAuth 2.1 §7.5.1 and §8.4.2): https on a host named as written;
+ * http only on a loopback IP literal written `127.0.0.1` or `[::1]` (RFC 8252 §7.3 and §8.3:
+ * `localhost` may resolve elsewhere); or a private-use scheme in reverse-domain form (§7.1:
+ * `com.example.app:`, at least two labels, the last of the domain a real top-level label of two or
+ * more letters). A host that the URL parser rewrites (numeric aliases such as `2130706433`,
+ * `0x7f000001`, `127.1`, `0177.0.0.1`) is refused: the URI must mean what it says. No fragment,
+ * no user-info. */
 export function checkRedirectUri(uri: string): string {
   let u: URL;
   try { u = new URL(uri); } catch { throw oauthError('INVALID_INPUT', 'invalid_request', 'redirect_uri must be an absolute URL'); }
   if (uri.includes('#')) throw oauthError('INVALID_INPUT', 'invalid_request', 'redirect_uri must not contain a fragment');
   if (u.username || u.password) throw oauthError('INVALID_INPUT', 'invalid_request', 'redirect_uri must not contain user information');
-  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname);
-  const ok = u.protocol === 'https:' || (u.protocol === 'http:' && loopback) || /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/.test(u.protocol);
-  if (!ok) throw oauthError('INVALID_INPUT', 'invalid_request', 'redirect_uri must be https, http on a loopback address, or a private-use reverse-domain scheme');
+  if (u.protocol === 'https:' || u.protocol === 'http:') {
+    // the authority as written (between '//' and the next '/', '?' or end), without the port
+    const written = /^https?:\/\/([^/?]*)/i.exec(uri)?.[1] ?? '';
+    const hostWritten = written.replace(/:\d*$/, '').toLowerCase();
+    // (an internationalised name is written in Unicode and parsed to its ASCII form: that is no alias)
+    if (hostWritten !== u.hostname && !/[^\x00-\x7f]/.test(hostWritten)) {
+      throw oauthError('INVALID_INPUT', 'invalid_request', `redirect_uri host '${hostWritten.slice(0, 100)}' is an alias of '${u.hostname}': write the host as it is`);
+    }
+    if (u.protocol === 'https:') return uri;
+    if (u.hostname === '127.0.0.1' || u.hostname === '[::1]') return uri;
+    if (u.hostname === 'localhost') throw oauthError('INVALID_INPUT', 'invalid_request', 'redirect_uri: use the loopback literal 127.0.0.1 or [::1] instead of localhost (RFC 8252 §8.3)');
+    throw oauthError('INVALID_INPUT', 'invalid_request', 'redirect_uri must be https, http on 127.0.0.1 or [::1], or a private-use reverse-domain scheme');
+  }
+  const scheme = u.protocol.slice(0, -1);
+  const labels = scheme.split('.');
+  const label = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+  const reverseDomain = labels.length >= 2 && /^[a-z]{2,63}$/.test(labels[0]) && labels.every((l) => label.test(l));
+  if (!reverseDomain || ['javascript', 'data', 'file', 'blob', 'about', 'vbscript'].includes(scheme)) {
+    throw oauthError('INVALID_INPUT', 'invalid_request', `redirect_uri scheme '${scheme.slice(0, 100)}:' is not a private-use scheme in reverse-domain form (such as com.example.app:), nor https, nor http on 127.0.0.1 or [::1]`);
+  }
   return uri;
 }
 
@@ -397,10 +419,15 @@ export async function exchangeCode(app: App, p: { code?: string; code_verifier?:
       return { ok: false, error: oauthError('INVALID_GRANT', 'invalid_grant', 'authorization code already used; the tokens issued from it are revoked') };
     }
     if (expired(c.expires_at, nowS)) return { ok: false, error: oauthError('INVALID_GRANT', 'invalid_grant', 'authorization code expired') };
-    if (c.client_id !== p.client_id) return { ok: false, error: oauthError('INVALID_GRANT', 'invalid_grant', 'authorization code was issued to another client') };
-    if (c.redirect_uri !== p.redirect_uri) return { ok: false, error: oauthError('INVALID_GRANT', 'invalid_grant', 'redirect_uri does not match the authorization request') };
-    if (!pkceMatches(p.code_verifier!, c.code_challenge)) return { ok: false, error: oauthError('INVALID_GRANT', 'invalid_grant', 'code_verifier does not match code_challenge') };
-    if (!(await approvingKeyLive(q, c.key_hash))) return { ok: false, error: oauthError('INVALID_GRANT', 'invalid_grant', 'the key that approved this request has been revoked') };
+    // a failed exchange burns the code (OAuth 2.1 §4.1.3): whoever holds a stolen code gets one try
+    const burn = async (why: string) => {
+      await q.query('UPDATE oauth_codes SET used_at = now() WHERE code_hash = $1', [c.code_hash]);
+      return { ok: false as const, error: oauthError('INVALID_GRANT', 'invalid_grant', `${why}; the code is now spent: start a new authorization request`) };
+    };
+    if (c.client_id !== p.client_id) return burn('authorization code was issued to another client');
+    if (c.redirect_uri !== p.redirect_uri) return burn('redirect_uri does not match the authorization request');
+    if (!pkceMatches(p.code_verifier!, c.code_challenge)) return burn('code_verifier does not match code_challenge');
+    if (!(await approvingKeyLive(q, c.key_hash))) return burn('the key that approved this request has been revoked');
     const family: Family = { id: 'oaf_' + ulid(Math.floor(nowS * 1000)), zid: c.zid, client_id: c.client_id, scope: c.scope, nonce: c.nonce, auth_time: Number(c.auth_time) };
     await q.query(
       `INSERT INTO oauth_families (id, zid, client_id, scope, nonce, auth_time, key_hash) VALUES ($1,$2,$3,$4,$5,$6,$7)`,

@@ -1,8 +1,10 @@
 // OpenAPI 3.1 and the human-readable reference page, both derived from the operations.
+import { glossaryMarkdown } from './glossary.ts';
 import type { App } from '../ops/types.ts';
 import type { Operation } from '../ops/types.ts';
 import { API_VERSION } from '../core/version.ts';
-import { jsonSchemaOf, outputSchemaOf } from '../ops/schema.ts';
+import { jsonSchemaOf, outputSchemaOf, toOutputJsonSchema } from '../ops/schema.ts';
+import { JobViewSchema, jobCapable } from '../ops/jobs.ts';
 import { publicOperations } from '../ops/registry.ts';
 
 
@@ -40,6 +42,8 @@ export const TAGS: { name: string; 'x-displayName': string; description: string 
   { name: 'mail', 'x-displayName': 'Mail', description: 'A mailbox per machine: deliver sanitised HTML email to yourself.' },
   { name: 'oauth', 'x-displayName': 'OAuth and OpenID', description: 'OAuth 2.1 and OpenID Connect for machines: a client asks, the machine owner approves with the machine key, the client gets tokens. JWKS for receipt signatures.' },
   { name: 'log', 'x-displayName': 'Transparency log', description: 'The deployment\'s transparency log of receipts (C2SP tlog-tiles): checkpoints, tiles, consistency and inclusion proofs, Sigstore attestations of receipts, witnesses (docs/verify.md).' },
+  { name: 'blobs', 'x-displayName': 'Blobs', description: 'Big inputs and outputs: upload a file (a CNF, a MATPOWER case, a configuration, a long series; up to 1 GiB, gzip accepted) once, name it by its digest (`{"blob": "sha256:…"}`) in any file-like solver input; results too large to send inline keep their series and arrays in a blob. A machine\'s blobs are its own and count against its quota.' },
+  { name: 'jobs', 'x-displayName': 'Jobs', description: 'Sealed computations that outlive a request (docs/jobs.md): `POST /api/jobs` (or `Prefer: respond-async` on any sealed solver call) queues one for any node of the cluster; follow it with `GET /api/jobs/{id}` or its events, cancel it with `DELETE`. Its answer is exactly the synchronous call\'s, sealed once. Sweeps run a tool over a grid of argument values and seal the Merkle root of the runs\' receipts.' },
   { name: 'mesh', 'x-displayName': 'Mesh', description: 'The nodes that share this node\'s database.' },
 ];
 
@@ -114,7 +118,14 @@ function responsesOf(op: Operation, components: Record<string, unknown>): Record
       })),
     };
   }
-  out['4XX'] = { description: 'error body (DESIGN §9): 400 invalid input, 401 no or bad credential, 403 forbidden, 404 not found, 405 method not allowed, 413 body too large, 415 unsupported media type, 422 refused result, 429 quota or rate limit', ...ERROR_RESPONSE };
+  // RFC 7240: a sealed solver call sent with `Prefer: respond-async` answers 202 with the job
+  if (jobCapable(op)) {
+    out['202'] = {
+      description: 'with `Prefer: respond-async`: the job that runs it (`Location: /api/jobs/{id}`, `Preference-Applied: respond-async`); its `response` is this operation\'s answer once it has ended',
+      content: { 'application/json': { schema: hoistDefs(toOutputJsonSchema(JobViewSchema), components) } },
+    };
+  }
+  out['4XX'] = { description: 'error body (DESIGN §9): 400 invalid input, 401 no or bad credential, 403 forbidden, 404 not found, 405 method not allowed, 413 body too large, 415 unsupported media type, 416 range not satisfiable (blobs), 422 refused result, 429 quota or rate limit', ...ERROR_RESPONSE };
   if (op.upstream) out['503'] = { description: 'UPSTREAM_UNAVAILABLE: an upstream did not answer (error body with per-source statuses where it applies); retry after Retry-After seconds', ...ERROR_RESPONSE };
   return out;
 }
@@ -156,7 +167,10 @@ export function buildOpenApi(app: App): Record<string, unknown> {
     const schema = jsonSchemaOf(op);
     const path = openApiPath(op.path);
     const pathParams = [...op.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
-    const parameters: any[] = pathParams.map((name) => ({ name, in: 'path', required: true, schema: schema.properties?.[name] ?? { type: 'string' } }));
+    // the example request: path, query and body values together (src/ops/operation-examples.ts)
+    const request = op.example?.request;
+    const exampleOf = (name: string) => (request && Object.hasOwn(request, name) ? { example: request[name] } : {});
+    const parameters: any[] = pathParams.map((name) => ({ name, in: 'path', required: true, schema: schema.properties?.[name] ?? { type: 'string' }, ...exampleOf(name) }));
     const entry: any = {
       operationId: op.id,
       summary: titleOf(op),
@@ -169,17 +183,23 @@ export function buildOpenApi(app: App): Record<string, unknown> {
     if (op.method === 'GET' || op.method === 'DELETE') {
       for (const [name, s] of Object.entries<any>(schema.properties ?? {})) {
         if (pathParams.includes(name)) continue;
-        parameters.push({ name, in: 'query', required: (schema.required ?? []).includes(name), schema: s, ...(s.description ? { description: s.description } : {}) });
+        parameters.push({ name, in: 'query', required: (schema.required ?? []).includes(name), schema: s, ...(s.description ? { description: s.description } : {}), ...exampleOf(name) });
       }
     } else {
       const body: Record<string, any> = { ...schema, properties: Object.fromEntries(Object.entries(schema.properties ?? {}).filter(([k]) => !pathParams.includes(k))) };
       if (Array.isArray(body.required)) body.required = body.required.filter((k: string) => !pathParams.includes(k));
-      const request = op.example?.request;
-      if (op.textBody) entry.requestBody = { required: true, content: { 'text/plain': { schema: { type: 'string' } } } };
-      else entry.requestBody = {
-        required: false,
-        content: { 'application/json': { schema: body, ...(request ? { examples: { [exampleName(op)]: { summary: op.example?.summary ?? 'example', value: request } } } : {}) } },
-      };
+      const summary = op.example?.summary ?? 'example';
+      // a text or byte body's example is the body itself
+      const rawExample = typeof request?.body === 'string' ? { examples: { [exampleName(op)]: { summary, value: request.body } } } : {};
+      if (op.streamBody) entry.requestBody = { required: true, content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream', description: 'the bytes, as they are or gzipped (Content-Encoding: gzip)' }, ...rawExample } } };
+      else if (op.textBody) entry.requestBody = { required: true, content: { 'text/plain': { schema: { type: 'string' }, ...rawExample } } };
+      else {
+        // the body example is the request without its path parameters; then one per kind of input
+        const examples: Record<string, { summary: string; value: unknown }> = {};
+        if (request) examples[exampleName(op)] = { summary, value: Object.fromEntries(Object.entries(request).filter(([k]) => !pathParams.includes(k))) };
+        for (const e of op.requestExamples ?? []) examples[e.name] = { summary: e.summary, value: e.request };
+        entry.requestBody = { required: false, content: { 'application/json': { schema: body, ...(Object.keys(examples).length ? { examples } : {}) } } };
+      }
     }
     if (parameters.length) entry.parameters = parameters;
     paths[path] ??= {};
@@ -193,7 +213,7 @@ export function buildOpenApi(app: App): Record<string, unknown> {
       title: 'svc sealed-computation node',
       version: API_VERSION,
       summary: 'Numerical solvers with sealed, verifiable results, over REST and MCP.',
-      description: INTRO + (license.url?.endsWith('#section/Licence') ? `\n\n## Licence\n\nThe operator of this node has not declared a licence for its API: none is granted (UNLICENSED). An operator declares one with \`SVC_API_LICENSE\` (an SPDX identifier such as \`Apache-2.0\`, or a licence name with \`SVC_API_LICENSE_URL\`), and a contact with \`SVC_CONTACT_NAME\`, \`SVC_CONTACT_EMAIL\` and \`SVC_CONTACT_URL\`.` : ''),
+      description: INTRO + '\n\n' + glossaryMarkdown() + (license.url?.endsWith('#section/Licence') ? `\n\n## Licence\n\nThe operator of this node has not declared a licence for its API: none is granted (UNLICENSED). An operator declares one with \`SVC_API_LICENSE\` (an SPDX identifier such as \`Apache-2.0\`, or a licence name with \`SVC_API_LICENSE_URL\`), and a contact with \`SVC_CONTACT_NAME\`, \`SVC_CONTACT_EMAIL\` and \`SVC_CONTACT_URL\`.` : ''),
       license,
       contact,
     },

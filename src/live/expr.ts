@@ -10,6 +10,7 @@
 // a reactor trajectory is bit-for-bit the same whichever compiler runs it.
 import { existsSync } from 'node:fs';
 import { SvcError } from '../core/errors.ts';
+import { moduleUrl } from '../core/modules.ts';
 
 export interface CompiledExpr {
   evaluate(scope: Record<string, unknown>): unknown;
@@ -220,7 +221,7 @@ let compilerPromise: Promise<{ compile: CompileFn; source: string }> | null = nu
 /** compileSafe of src/core/sandbox.ts when it exists and loads, else the stand-in. */
 export function expressionCompiler(): Promise<{ compile: CompileFn; source: string }> {
   compilerPromise ??= (async () => {
-    const url = new URL('../core/sandbox.ts', import.meta.url);
+    const url = moduleUrl('../core/sandbox.ts', import.meta.url);
     try {
       if (existsSync(url)) {
         const m: any = await import(url.href);

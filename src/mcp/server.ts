@@ -31,8 +31,9 @@ import { jsonSchemaOf, portableSchema } from '../ops/schema.ts';
 import { bearerChallenge } from '../hosting/oauth.ts';
 import {
   toolOperations, toolDefinitions, instructions, renderResult, renderError,
-  RECEIPT_URI_TEMPLATE, SCHEMA_URI_TEMPLATE,
+  RECEIPT_URI_TEMPLATE, SCHEMA_URI_TEMPLATE, toolSchemaResource,
 } from './tools.ts';
+import { registerTasks, taskCall, taskListen, tasksCapabilities, withTaskSupport, TaskAwareServer, type Era } from './task-server.ts';
 
 export { toolOperations };
 
@@ -59,6 +60,9 @@ function batchRefusal(body: unknown[], version: string): string | null {
   if (version !== BATCH_VERSION) return `Invalid Request: protocol version ${version} has no JSON-RPC batches (only ${BATCH_VERSION} has); send one message per request. None was run`;
   return null;
 }
+
+/** the longest string JSON-RPC id answered; a longer one is -32600 before anything runs */
+export const MAX_ID_LENGTH = 256;
 
 const SESSION_IDLE_MS = 30 * 60 * 1000;
 /** a tools/call may carry a user's file (an 8 MiB CNF or MATPOWER case) plus its JSON escaping */
@@ -114,15 +118,16 @@ function authOf(info: AuthInfo | undefined): RequestAuth {
   return (info?.extra as unknown as RequestAuth | undefined) ?? { caller: null, bearer: null, ip: '', headers: {} };
 }
 
-/** One MCP server instance (per request in the modern era, per session in the legacy one). */
-function buildServer(app: App): Server {
-  const server = new Server({ name: 'svc', version: app.version }, {
-    capabilities: { tools: {}, resources: {}, logging: {} },
+/** One MCP server instance (per request in the modern era, per session in the legacy one, which
+ * knows the revision its initialize negotiated). */
+function buildServer(app: App, era: Era): Server {
+  const server = new TaskAwareServer({ name: 'svc', version: app.version }, {
+    capabilities: { tools: {}, resources: {}, logging: {}, ...tasksCapabilities(app, era) },
     instructions: instructions(app),
   });
   const tools = toolOperations(app);
   const byName = new Map(tools.map((o) => [o.tool!, o]));
-  server.setRequestHandler('tools/list', async () => ({ tools: toolDefinitions(app) as any }));
+  server.setRequestHandler('tools/list', async () => ({ tools: withTaskSupport(app, era, toolDefinitions(app)) as any }));
   server.setRequestHandler('tools/call', async (request, ctx): Promise<any> => {
     const op = byName.get(request.params.name);
     if (!op) return renderError({ ok: false, error: `unknown tool '${request.params.name}'`, code: 'NOT_FOUND' });
@@ -130,6 +135,9 @@ function buildServer(app: App): Server {
     const progressToken = ctx.mcpReq._meta?.progressToken;
     let split: ReturnType<typeof splitSeries>;
     try { split = splitSeries(op, (request.params.arguments ?? {}) as Record<string, unknown>); } catch (e) { return renderError((e as SvcError).toBody()); }
+    // a long call runs as a task (a job) when the client and the call ask for it (task-server.ts)
+    const task = await taskCall(app, era, server, op, request.params as Record<string, unknown>, split.args, ctx, auth.caller);
+    if (task) return task;
     const result = await callTool(app, op, split.args, {
       caller: auth.caller,
       bearer: auth.bearer,
@@ -178,9 +186,10 @@ function buildServer(app: App): Server {
     }
     const schema = /^svc:\/\/tools\/([A-Za-z0-9_]+)\/schema$/.exec(uri);
     const op = schema && byName.get(schema[1]);
-    if (op) return { contents: [{ uri, mimeType: 'application/schema+json', text: JSON.stringify(portableSchema({ type: 'object', ...jsonSchemaOf(op) })) }] };
+    if (op) return { contents: [{ uri, mimeType: 'application/schema+json', text: JSON.stringify(toolSchemaResource(op)) }] };
     throw new ProtocolError(ProtocolErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
   });
+  registerTasks(app, era, server, (ctx) => authOf(ctx.http?.authInfo).caller);
   return server;
 }
 
@@ -221,6 +230,12 @@ function operationsCalled(app: App, body: unknown): Operation[] {
 /** The credential gate of the entry (see the head of this file): a reply was sent when it
  * returns true. */
 function refuseCredential(app: App, reply: FastifyReply, caller: Caller | null, body: unknown): boolean {
+  if (!caller && (Array.isArray(body) ? body : [body]).some((m) => typeof (m as { method?: unknown } | null)?.method === 'string' && (m as { method: string }).method.startsWith('tasks/'))) {
+    const err = new SvcError('UNAUTHORIZED', 'tasks are a machine\'s jobs: Authorization: Bearer <API key or OAuth access token>');
+    reply.request.svcErrorCode = err.code;
+    reply.code(401).header('www-authenticate', bearerChallenge(app, 401, err.toBody())!).send(err.toBody());
+    return true;
+  }
   for (const op of operationsCalled(app, body)) {
     if (op.access === 'public') continue;
     if (!caller) {
@@ -246,7 +261,7 @@ function refuseCredential(app: App, reply: FastifyReply, caller: Caller | null, 
 export async function registerMcp(fastify: FastifyInstance, app: App): Promise<void> {
   const sessions = new Map<string, Session>();
   const hosts = allowedHostnames(app);
-  const modern = createMcpHandler(() => buildServer(app), {
+  const modern = createMcpHandler(() => buildServer(app, { modern: true }), {
     legacy: 'reject',
     maxRequestBodySize: MCP_BODY_LIMIT,
     onerror: (e) => { if (!/aborted|closed/i.test(e.message)) console.error('svc: mcp:', e.message); },
@@ -288,10 +303,10 @@ export async function registerMcp(fastify: FastifyInstance, app: App): Promise<v
       const opening = req.method === 'POST' && body && typeof body === 'object' && !Array.isArray(body) && (body as any).method === 'initialize';
       if (!opening) return rpcError(reply, 400, -32000, 'Bad Request: no valid session ID provided; send initialize first');
       if (sessions.size >= MAX_SESSIONS) return rpcError(reply, 429, -32000, 'too many MCP sessions on this node');
-      const server = buildServer(app);
       // the version the SDK answers initialize with: the client's, when supported, else the latest
       const requested = (body as { params?: { protocolVersion?: unknown } }).params?.protocolVersion;
       const protocolVersion = typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+      const server = buildServer(app, { modern: false, version: protocolVersion });
       const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => { sessions.set(id, { transport, server, lastSeen: Date.now(), protocolVersion }); },
@@ -328,6 +343,9 @@ export async function registerMcp(fastify: FastifyInstance, app: App): Promise<v
         const refusal = batchRefusal(body, (Array.isArray(header) ? header[0] : header) ?? known?.protocolVersion ?? BATCH_VERSION);
         if (refusal) return rpcError(reply, 400, -32600, refusal);
       }
+      // a JSON-RPC id is a short token to match a reply to its request, not a payload (issue 33)
+      const longId = (Array.isArray(body) ? body : [body]).find((m) => m && typeof m === 'object' && typeof (m as any).id === 'string' && (m as any).id.length > MAX_ID_LENGTH);
+      if (longId) return rpcError(reply, 400, -32600, `Invalid Request: a JSON-RPC id is at most ${MAX_ID_LENGTH} characters (this one has ${(longId as any).id.length})`);
       for (const check of mcpEntryChecks) {
         const refusal = check(body, req);
         if (refusal) return rpcError(reply, refusal.status, refusal.code, refusal.message);
@@ -352,6 +370,8 @@ export async function registerMcp(fastify: FastifyInstance, app: App): Promise<v
 
     const legacy = req.method !== 'POST' || body === undefined || await isLegacyRequest(headersOnly(req), body);
     if (legacy) return serveLegacy(req, reply, body);
+    // subscriptions/listen for task ids: notifications/tasks on this request's stream (task-server.ts)
+    if (await taskListen(app, req, reply, body, caller)) return;
     reply.hijack();
     await serveModern(req.raw as any, reply.raw as any, body);
   };

@@ -68,6 +68,23 @@ export function compactInputSchema(op: Operation): Record<string, any> {
   return out;
 }
 
+/** The schema resource of a tool (svc://tools/<name>/schema): the same fields, required set and
+ * types as its tools/list input schema (compactInputSchema), each field in full (every description
+ * and constraint). The fields the solver family shares (folder, sample, …) are left out of both and
+ * named in `description` (they are described once, in the server's instructions); `series` is the
+ * MCP opt-in (issue 29: the resource and tools/list describe the same arguments). */
+export function toolSchemaResource(op: Operation): Record<string, any> {
+  const full = portableSchema({ type: 'object', ...jsonSchemaOf(op) });
+  const shared = new Set(op.sharedFields ?? []);
+  const props: Record<string, any> = {};
+  for (const [k, v] of Object.entries<any>(full.properties ?? {})) if (!shared.has(k)) props[k] = v;
+  if (op.seriesOptIn) props.series = { type: 'boolean', description: 'MCP only: true sends the answer\'s series (sample sends them too); false or left out, the answer has none' };
+  const out: Record<string, any> = { ...full, type: 'object', properties: props };
+  if (shared.size) out.description = `${full.description ? `${full.description} ` : ''}Also accepted, described in the server's instructions: ${[...shared].join(', ')}.`;
+  if (full.required?.length) out.required = full.required; else delete out.required;
+  return out;
+}
+
 /** The compact form of an answer's schema: `required` names the fields always there, and
  * `properties` types the booleans among them (the answer to a question: valid, fired, delivered);
  * what each field holds is told by the tool's description and, for sealed answers, the
@@ -134,7 +151,7 @@ export function instructions(app: App): string {
     'Keys. Look-ups (svc_pulse, svc_list_operators, svc_paper_search, …) need no key. Everything else needs Authorization: Bearer <key>, either '
       + `a machine key: POST ${base}/api/demo-key/mint gives a demo key, and svc_spin_up called with it gives a machine key (svc_ak_…, shown once, with daily compute tokens); `
       + `or OAuth: this server is an OAuth protected resource (${base}/.well-known/oauth-protected-resource); a client registers, the machine owner approves the request with the machine key, and tokens with the scope compute run solvers charged to that machine (machine:read reads its receipts).`,
-    'Results. A solver tool answers a short text (value ± relative error and unit, the reference it was checked against, the receipt id) and a link to the receipt; structuredContent holds the whole answer: '
+    'Results. A solver tool answers a short text (value and unit, its relative error named as a distance to the reference or the method’s own estimate, a Monte Carlo standard error apart, the reference it was checked against, the receipt id) and a link to the receipt; structuredContent holds the whole answer: '
       + 'value, unit, result (named outputs), precision {errorPct, boundPct, reference, withinBound}, stability, seed, input, svcState {operators, masterSum, svcond}, t, svcProof, keyPrefix, receipt {id, version, issuedAt, folder, chain {seq, hash}}, tokens {cost, remaining}, signature.',
     'Receipt: the node\'s signed statement that this value came from this input. svcProof is an HMAC over the operators, R_t, svcond, keyPrefix, value and unit; '
       + `signature is Ed25519 over the RFC 8785 canonical JSON of the receipt (keys: ${base}/.well-known/jwks.json); each receipt is appended to the machine's hash chain (GET /api/chain/verify).`,
@@ -170,16 +187,29 @@ function scalars(result: unknown, n: number): string[] {
   return out;
 }
 
+/** Whether precision.errorPct is a distance to an independent reference (an analytic value, a
+ * closed form, a known optimum) or the method's own estimate of its error (a re-solve, a Richardson
+ * twin, a certificate such as a KKT residual). */
+export function errorKind(p: { reference?: string; certificate?: string }): 'distance' | 'estimate' {
+  if (p.certificate) return 'estimate';
+  return /estimat|richardson|twin|re-?run|re-?solve|halved|doubled|certificate|residual/i.test(p.reference ?? '') ? 'estimate' : 'distance';
+}
+
 /** The text of a sealed answer: what a person (or a model) needs at a glance. */
 function sealedText(tool: string, b: Record<string, any>): string {
   const p = b.precision ?? {};
   const unit = b.unit ? ` ${b.unit}` : '';
   const lines: string[] = [];
-  const err = typeof p.errorPct === 'number' ? ` ± ${num(p.errorPct)} %` : '';
-  lines.push(`${tool}: ${num(b.value)}${unit}${err}${b.solver ? ` (${b.solver}, ${b.method ?? ''})`.replace(', )', ')') : ''}.`);
+  // what the error is (issue 29): never a bare "±", which reads as an uncertainty; a stochastic
+  // solver's standard error is given apart (docs/glossary.md, "error and bound")
+  const kind = errorKind(p);
+  const err = typeof p.errorPct === 'number' ? ` (${kind === 'distance' ? 'distance to the reference' : "the method's own error estimate"} ${num(p.errorPct)} %)` : '';
+  const se = typeof b.result?.stdErr === 'number' ? `; Monte Carlo standard error ${num(b.result.stdErr)}${unit}${b.value ? ` (${num((100 * b.result.stdErr) / Math.abs(b.value))} % of the value)` : ''}` : '';
+  lines.push(`${tool}: ${num(b.value)}${unit}${err}${se}${b.solver ? ` (${b.solver}, ${b.method ?? ''})`.replace(', )', ')') : ''}.`);
   if (typeof p.errorPct === 'number') {
     const ref = p.referenceValue !== undefined ? ` = ${num(p.referenceValue)}` : '';
-    lines.push(`Check: relative error ${num(p.errorPct)} % against ${p.reference ?? 'the reference'}${ref}; bound ${num(p.boundPct)} %, ${p.withinBound ? 'within' : 'OUTSIDE'} the bound.`);
+    const what = kind === 'distance' ? `relative distance ${num(p.errorPct)} % to` : `error estimate ${num(p.errorPct)} % from`;
+    lines.push(`Check: ${what} ${p.reference ?? 'the reference'}${ref}; bound ${num(p.boundPct)} %, ${p.withinBound ? 'within' : 'OUTSIDE'} the bound.`);
   }
   const rs = scalars(b.result, 10);
   if (rs.length) lines.push(`Result: ${rs.join(', ')}${Object.keys(b.result ?? {}).length > rs.length ? ', … (all in structuredContent.result)' : ''}.`);

@@ -12,6 +12,10 @@
 // monitor and a GC observer that are never stopped (one more per app). The few process series the
 // node exported before are defined below under their former names, with the right types.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { JobEvent, JobRunner } from '../jobs/runner.ts';
+
+/** job wait and run times: from 50 ms to an hour (SVC_JOB_MAX_SECONDS) */
+const JOB_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
 import type { App } from '../ops/types.ts';
 import type { SolverJobEvent } from '../solvers/engine/pool.ts';
 import { observerSubscribers } from '../ops/observer-stream.ts';
@@ -79,6 +83,22 @@ export function createNodeMetrics(app: App): NodeMetrics {
     solverInFlight.dec();
     solverSeconds.observe({ solver: e.solver, outcome: e.outcome }, e.seconds);
   });
+
+  // jobs (docs/jobs.md): queued and running in the cluster (read from the store at scrape time),
+  // how long this node's jobs waited and ran, and how many attempts it started
+  const runner = app.jobs as Partial<JobRunner>;
+  if (runner?.onEvent && runner.counts) {
+    const counts = () => runner.counts!().catch(() => ({ queued: 0, running: 0 }));
+    new Gauge({ name: 'svc_jobs_queued', help: 'Jobs (and sweep runs) waiting in the cluster.', registers, async collect() { this.set((await counts()).queued); } });
+    new Gauge({ name: 'svc_jobs_running', help: 'Jobs (and sweep runs) running in the cluster.', registers, async collect() { this.set((await counts()).running); } });
+    const jobWait = new Histogram({ name: 'svc_job_wait_seconds', help: 'Jobs started by this node: time from submission to this start.', buckets: JOB_BUCKETS, registers });
+    const jobRun = new Histogram({ name: 'svc_job_run_seconds', help: 'Job attempts run by this node, by how they ended (succeeded, failed, cancelled, handed-back).', labelNames: ['status'] as const, buckets: JOB_BUCKETS, registers });
+    const attempts = new Counter({ name: 'svc_job_attempts_total', help: 'Job attempts this node started (a job taken again after a node died or handed it back counts again).', labelNames: ['retry'] as const, registers });
+    runner.onEvent.push((e: JobEvent) => {
+      if (e.phase === 'started') { jobWait.observe(e.waitSeconds); attempts.inc({ retry: e.attempt > 1 ? 'true' : 'false' }); }
+      else if (e.phase === 'ended') jobRun.observe({ status: e.status }, e.runSeconds);
+    });
+  }
 
   // seals: every seal this node commits (group commit and contract fires)
   const seals = new Counter({

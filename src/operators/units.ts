@@ -3,7 +3,8 @@
 // units mathjs ships plus the few the catalog needs that it lacks. Angles follow the SI
 // convention that the radian is dimensionless (BIPM SI Brochure, 9th ed., §2.3.3): a quantity in
 // rad/s is accepted where 1/s is declared, and the reverse.
-import { create, all, type MathJsInstance, type Unit } from 'mathjs';
+import type { MathJsInstance, Unit } from 'mathjs';
+import { mathjs } from '../core/mathjs.ts';
 
 let instance: MathJsInstance | null = null;
 let BASE: string[] = [];
@@ -12,6 +13,7 @@ let ANGLE_INDEX = -1;
 /** The catalog's mathjs instance, created on first use (creating one costs a few hundred ms). */
 export function umath(): MathJsInstance {
   if (instance) return instance;
+  const { create, all } = mathjs();
   const m = create(all, { number: 'number', precision: 64 });
   setupUnits(m);
   BASE = (m as any).Unit.BASE_DIMENSIONS as string[];

@@ -164,6 +164,12 @@ export const LEXICON: Record<string, SolverLex> = {
       ['pinned at both ends', { ends: 'pinned-pinned' }], ['both ends pinned', { ends: 'pinned-pinned' }], ['pin ended', { ends: 'pinned-pinned' }], ['hinged', { ends: 'pinned-pinned' }],
       ['fixed at both ends', { ends: 'fixed-fixed' }], ['both ends fixed', { ends: 'fixed-fixed' }], ['clamped at both ends', { ends: 'fixed-fixed' }], ['clamped clamped', { ends: 'fixed-fixed' }],
       ['fixed free', { ends: 'fixed-free' }], ['cantilever', { ends: 'fixed-free' }], ['cantilevered', { ends: 'fixed-free' }], ['free at the top', { ends: 'fixed-free' }], ['flagpole', { ends: 'fixed-free' }], ['one end free', { ends: 'fixed-free' }],
+      // "fixed at one end" alone is the cantilever (issue 29): the other end is free unless named
+      ['fixed at one end', { ends: 'fixed-free' }], ['clamped at one end', { ends: 'fixed-free' }], ['built in at one end', { ends: 'fixed-free' }],
+      ['fixed at its base', { ends: 'fixed-free' }], ['fixed at the base', { ends: 'fixed-free' }], ['fixed at the bottom', { ends: 'fixed-free' }],
+      ['fixed at one end and free at the other', { ends: 'fixed-free' }], ['clamped at one end and free at the other', { ends: 'fixed-free' }],
+      ['fixed at one end and pinned at the other', { ends: 'fixed-pinned' }], ['clamped at one end and pinned at the other', { ends: 'fixed-pinned' }],
+      ['fixed at one end and hinged at the other', { ends: 'fixed-pinned' }],
       ['fixed pinned', { ends: 'fixed-pinned' }], ['pinned fixed', { ends: 'fixed-pinned' }], ['clamped pinned', { ends: 'fixed-pinned' }], ['propped', { ends: 'fixed-pinned' }],
       ...materials(),
     ],
@@ -288,8 +294,20 @@ export const LEXICON: Record<string, SolverLex> = {
     },
     options: materials(),
     inherent: ['cantilever', 'plane stress', 'q4', 'quadrilateral', 'timoshenko', 'finite element', 'fem'],
+    // issue 31: the user's own mesh ("Poisson on this mesh") cannot come in a sentence
+    structured: [[new RegExp(`\\b${MY}(?:[\\w-]+\\s+)?(?:mesh|geometry|msh file|gmsh file)\\b|\\bgmsh\\b|\\bmsh\\b`), 'your mesh cannot be given in the text; call svc_fea with `mesh` (Gmsh MSH 4.1 or 2.2), `pde` and `boundary`']],
     grid: ['nx', 'ny'],
     dims: [2],
+  },
+  fit: {
+    parse: parseFit,
+    requires: { fields: ['data'], message: 'svc_fit fits your model to your data, which svc_auto does not read from text: call svc_fit with `model` (an expression in x and the parameters), `data` ({x, y, sigma?} arrays or CSV text with a header) and `p0` (the parameters\' start values)' },
+    inherent: ['least squares', 'nonlinear least squares', 'regression', 'nonlinear regression', 'curve fit', 'curve fitting', 'error bars', 'confidence intervals', 'levenberg marquardt'],
+  },
+  // issue 31: the user's own matrix cannot come in a sentence; "solve the linear system" alone runs the documented example
+  linsolve: {
+    structured: [[new RegExp(`\\b${MY}(?:[\\w-]+\\s+)?(?:matrix|matrices|system matrix|mtx file|matrix market file|coo triplets|triplets)\\b|\\bmatrix market file\\b`), 'your matrix cannot be given in the text; call svc_linsolve with `matrix` (Matrix Market text or {n, rows, cols, vals}) and `rhs`']],
+    inherent: ['linear system', 'sparse', 'ax = b', 'matrix market'],
   },
   flow: {
     fields: {
@@ -403,6 +421,11 @@ export const LEXICON: Record<string, SolverLex> = {
     },
     options: [['yoshida', { method: 'symplectic' }]],
     inherent: ['volterra', 'predator prey', 'first integral'],
+  },
+  lp: {
+    // the program itself (an MPS or LP file, or the matrices) cannot be written in a sentence
+    requires: { fields: ['mps', 'lp', 'model'], message: 'svc_lp solves your own linear or integer program, which svc_auto does not read from text: call svc_lp with `mps` (an MPS file), `lp` (a CPLEX LP file) or `model` ({c, A, lb, ub, bounds, integrality} as scipy.optimize.milp)' },
+    inherent: ['linear program', 'linear programming', 'integer program', 'integer programming', 'mixed integer', 'mps file', 'lp file', 'milp'],
   },
   multibody: {
     requires: { fields: ['bodies'], message: 'svc_multibody needs the bodies (mass, position and velocity of each), which svc_auto does not read from text; call svc_multibody with `bodies`' },
@@ -682,6 +705,50 @@ function parseInlineCnf(ctx: ReadContext): void {
 
 /** svc_opt: "minimise (x-1)^2 + (y+2)^2 from x = 0, y = 0" (or "starting at (0, 0)", in the order
  * the variables first appear, or the order of "f(x, y) ="), with bounds "0 <= x <= 1", "x >= 0". */
+/** svc_fit: "fit y = <expression> to the points (x, y), (x, y), … from a = …, b = …" or
+ * "… to the data x = [..], y = [..] …"; the independent variable is x, every other name of the
+ * expression a parameter, each needing a start value. Anything less is left to `requires`. */
+function parseFit(ctx: ReadContext): void {
+  const { text } = ctx;
+  const m = /\bfit(?:ting)?\s+(?:the\s+(?:model|curve|function)\s+)?(?:y\s*=\s*)?/i.exec(text);
+  if (!m) return;
+  const start = m.index + m[0].length;
+  const end = exprEnd(text, start, EXPR_STOPS);
+  const expr = text.slice(start, end).trim();
+  const names = identifiers(expr);
+  if (!/[\^*+/()-]/.test(expr) || !names.includes('x') || names.some((v) => v.length > 3)) return;
+  const params = names.filter((v) => v !== 'x');
+  const rest = text.slice(end);
+  const x: number[] = [], y: number[] = [], words: string[] = [];
+  const arr = (name: string) => new RegExp(String.raw`\b${name}\s*=\s*\[([^\]]*)\]`).exec(rest);
+  const ax = arr('x'), ay = arr('y');
+  if (ax && ay) {
+    const parse = (a: RegExpExecArray) => a[1].split(',').map((v) => Number(v.trim()));
+    x.push(...parse(ax)); y.push(...parse(ay));
+    if (x.length !== y.length || !x.every(Number.isFinite) || !y.every(Number.isFinite)) throw ctx.refuse('CONFLICTING_VALUES', `x has ${x.length} values and y ${y.length}: give as many of each, as numbers`, [ax[0], ay[0]]);
+    for (const a of [ax, ay]) { words.push(a[0]); ctx.useSpan(end + a.index, end + a.index + a[0].length); }
+  } else {
+    for (const t of rest.matchAll(new RegExp(String.raw`\(\s*(${NUM})\s*,\s*(${NUM})\s*\)`, 'g'))) {
+      x.push(Number(t[1])); y.push(Number(t[2])); words.push(t[0]);
+      ctx.useSpan(end + t.index!, end + t.index! + t[0].length);
+    }
+  }
+  if (!x.length) return;
+  ctx.set('model', expr, text.slice(m.index, end).trim(), m.index, end);
+  ctx.useSpan(m.index, end);
+  ctx.set('data', { x, y }, `${x.length} points`, 0, 0);
+  const p0: Record<string, number> = {};
+  const pw: string[] = [];
+  for (const a of rest.matchAll(new RegExp(String.raw`\b([A-Za-z_]\w*)\s*=\s*(${NUM})(?![\w.])`, 'g'))) {
+    if (!params.includes(a[1])) continue;
+    p0[a[1]] = Number(a[2]); pw.push(a[0]);
+    ctx.useSpan(end + a.index!, end + a.index! + a[0].length);
+  }
+  const missing = params.filter((v) => p0[v] === undefined);
+  if (missing.length) throw ctx.refuse('NEEDS_STRUCTURED_INPUT', `give a start value for ${missing.join(', ')} ("from ${missing.map((v) => `${v} = …`).join(', ')}")`, []);
+  ctx.set('p0', p0, pw.join(', '), 0, 0);
+}
+
 function parseObjective(ctx: ReadContext): void {
   const { text } = ctx;
   const m = /\b(?:minimi[sz]e|minimum of|minimi[sz]ing|min)\s+(?:the\s+(?:function|objective)\s+)?(?:f\s*\(([^)]*)\)\s*=\s*)?/i.exec(text);

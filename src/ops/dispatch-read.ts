@@ -639,7 +639,10 @@ function readNameThenNumber(R: Reading): void {
     }
     const t = toks[b];
     if (!t || t.k !== 'n' || t.used || t.ordinal || t.dim || (t.glued && !t.unit)) continue;
-    if (e.strict && !strictOk) continue;
+    // a one-letter name is read with a connector ("n = 3"), or alone with its number in
+    // parentheses ("the fourth level (n 3)"), where nothing else can claim the letter
+    const parenthesised = b === end && a > 0 && isP(toks[a - 1], '(') && isP(toks[R.afterUnit(b)], ')');
+    if (e.strict && !strictOk && !parenthesised) continue;
     const stop = R.afterUnit(b) - 1;
     // "… with 100 nodes": a number right before another field's name belongs to that name
     if (b > end && countNameAt(R, b, stop + 1)) continue;

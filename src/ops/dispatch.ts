@@ -110,9 +110,13 @@ export function classify(index: DispatchIndex, query: string): Classification {
 }
 
 /** Written forms that only one solver reads, whatever the words around them: a first-order
- * derivative equation ("x' = v", "dN/dt = -k*N") is a right-hand side for svc_ode. */
+ * derivative equation ("x' = v", "dN/dt = -k*N") is a right-hand side for svc_ode; "fit … to the
+ * data (points, measurements)" is a model fitted to data, svc_fit (an SIR/SEIR epidemic fitted
+ * to case counts stays with svc_epi's words). */
 export const FORM_CUES: [RegExp, string][] = [
   [/(?:\bd[A-Za-z_]\w*\s*\/\s*dt|\b[A-Za-z_]\w*\s*')\s*=/, 'ode'],
+  // "fit <model> to the data / points / measurements": a model fitted to data is svc_fit's
+  [/\bfit(?:ting)?\s+(?!(?:an?\s+|the\s+)?(?:sir|seir|epidemic)\b)[^.;]*?\bto\s+(?:the\s+|my\s+|our\s+|these\s+|this\s+|some\s+)?(?:data|points|data\s+points|measurements|observations)\b/i, 'fit'],
 ];
 
 /** Classifies and refuses a query that matches nothing well (400 with the top candidates). */

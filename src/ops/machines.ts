@@ -98,12 +98,13 @@ export const operations: Operation[] = [
     path: '/api/machines/recover',
     access: 'public',
     tag: 'machines',
-    summary: 'Recover a machine with its recovery equation and salt: every key is revoked and a new one returned.',
+    summary: 'Recover a machine with its recovery equation and salt: every key is revoked and a new one returned; the recovery equation and salt stay valid.',
     input: z.strictObject({ zid: zidField, equation: z.string().min(1).max(512), salt: z.string().min(1).max(128) }),
     output: okWith({
       zid: z.string(),
       apiKey: z.string().describe('the new compute key; every older key is revoked'),
       keyPrefix: z.string(),
+      recovery: z.literal('unchanged').describe('the recovery equation and salt are not rotated: they still recover this machine (keep them secret; docs/glossary.md)'),
     }),
     async handler(input, ctx) {
       checkZid(input.zid);
@@ -122,7 +123,7 @@ export const operations: Operation[] = [
       });
       if (!out) throw new SvcError('UNAUTHORIZED', 'the recovery material does not match');
       ctx.app.keyCache.invalidateZid(input.zid);
-      return { ok: true, zid: input.zid, apiKey: out.apiKey, keyPrefix: out.keyPrefix };
+      return { ok: true, zid: input.zid, apiKey: out.apiKey, keyPrefix: out.keyPrefix, recovery: 'unchanged' as const };
     },
   }),
   defineOp({

@@ -6,7 +6,13 @@ import { defineOp, type Operation, type RawReply } from './types.ts';
 import type { App } from './types.ts';
 import { SvcError } from '../core/errors.ts';
 import { checkZid } from './machines.ts';
-import { rateLimit } from '../services/identity.ts';
+import { rateLimit, assertUnderLimit, recordEvent } from '../services/identity.ts';
+import { addressPrefix } from '../core/net.ts';
+
+/** Dynamic client registrations allowed per hour: per client network (an IPv4 /24, an IPv6 /64), and
+ * on the whole node (issue 33: one host has many loopback or IPv6 addresses). */
+export const REGISTRATIONS_PER_HOUR_PREFIX = 30;
+export const REGISTRATIONS_PER_HOUR_NODE = 300;
 import { jwks } from '../services/keys.ts';
 import {
   startAuthorization, approveAuthorization, exchangeCode, rotateRefreshToken, revokeToken, resolveAccessToken,
@@ -238,7 +244,7 @@ export function operations(app: App): Operation[] {
       successStatus: [201],
       output: z.looseObject({ client_id: z.string(), redirect_uris: z.array(z.string()), token_endpoint_auth_method: z.string() }).describe('the registered client (RFC 7591 §3.2.1)'),
       summary: 'Dynamic client registration (RFC 7591) of a public client: answers 201 with its client_id and the metadata registered.',
-      description: 'JSON client metadata: redirect_uris (required; https, http on a loopback host, or a private-use scheme), client_name, client_uri, logo_uri, scope, grant_types (authorization_code, refresh_token), response_types (code), token_endpoint_auth_method, application_type, software_id, software_version. Only public clients are registered (token_endpoint_auth_method none, no secret); metadata the node does not use is not kept, and the answer says what was registered (RFC 7591 §3.2.1). A registered client may only use its registered redirect URIs. At most 30 registrations per client address per hour. Errors follow RFC 7591 §3.2.2 (invalid_redirect_uri, invalid_client_metadata).',
+      description: 'JSON client metadata: redirect_uris (required; https, http on a loopback host, or a private-use scheme), client_name, client_uri, logo_uri, scope, grant_types (authorization_code, refresh_token), response_types (code), token_endpoint_auth_method, application_type, software_id, software_version. Only public clients are registered (token_endpoint_auth_method none, no secret); metadata the node does not use is not kept, and the answer says what was registered (RFC 7591 §3.2.1). A registered client may only use its registered redirect URIs. At most 30 registrations per hour per client network (an IPv4 /24 or an IPv6 /64) and 300 per hour on the node. Errors follow RFC 7591 §3.2.2 (invalid_redirect_uri, invalid_client_metadata).',
       // RFC 7591 §2: metadata the server does not understand is ignored, not refused
       input: z.object({
         redirect_uris: z.array(str(2000)).min(1).max(10),
@@ -254,7 +260,12 @@ export function operations(app: App): Operation[] {
         software_version: str(100).optional(),
       }),
       async handler(input, ctx) {
-        await ctx.app.db.tx((q) => rateLimit(q, `oauth-register:${ctx.ip}`, 30, 3600));
+        // per network prefix (a /24 or a /64: every alias of one host counts as one) and node-wide
+        await ctx.app.db.tx(async (q) => {
+          await assertUnderLimit(q, 'oauth-register:*', REGISTRATIONS_PER_HOUR_NODE, 3600, `too many client registrations on this node: at most ${REGISTRATIONS_PER_HOUR_NODE} per hour`);
+          await rateLimit(q, `oauth-register:${addressPrefix(ctx.ip)}`, REGISTRATIONS_PER_HOUR_PREFIX, 3600);
+          await recordEvent(q, 'oauth-register:*');
+        });
         try {
           const registered = await registerClient(ctx.app, input);
           return { ...json(registered, NO_STORE), status: 201 };

@@ -113,3 +113,14 @@ export function outputSchemaOf(op: Operation): Record<string, any> | null {
   return js;
 }
 const outputCache = new WeakMap<Operation, Record<string, any>>();
+
+/** Defines `op.jsonSchema` as computed on first read and kept: converting every operation's zod
+ * schema to JSON Schema while the node started took ~0.35 s of the main thread's CPU before its
+ * first answer (profiled at load 6; issue 28). */
+export function lazyJsonSchema(op: Operation, make: () => Record<string, unknown>): void {
+  Object.defineProperty(op, 'jsonSchema', {
+    configurable: true, enumerable: true,
+    get() { const v = make(); Object.defineProperty(op, 'jsonSchema', { value: v, writable: true, configurable: true, enumerable: true }); return v; },
+    set(v) { Object.defineProperty(op, 'jsonSchema', { value: v, writable: true, configurable: true, enumerable: true }); },
+  });
+}

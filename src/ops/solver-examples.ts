@@ -29,14 +29,22 @@ export function inferSchema(v: unknown): Record<string, unknown> {
     return { type: 'array', items: v.map(inferSchema).reduce(mergeSchemas) };
   }
   if (typeof v === 'object') {
-    return { type: 'object', properties: Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, inferSchema(x)])) };
+    return { type: 'object', properties: Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, nullable(inferSchema(x))])) };
   }
   return {};
 }
 
+/** A field of a result object may be null where another option of the solver gives it no meaning
+ * (a 1-D heat run's ny, dy and ky; a frequency that could not be measured; multibody's kepler block
+ * without a two-body orbit; sat's assignment of an unsatisfiable formula): the solvers' convention
+ * is null, not a missing field (issue 29: a 1-D svc_heat answer must validate against its schema). */
+function nullable(s: Record<string, unknown>): Record<string, unknown> {
+  return typeof s.type === 'string' ? { ...s, type: [s.type, 'null'] } : s;
+}
+
 /** The least schema of this kind covering both (different kinds: no constraint). */
 function mergeSchemas(a: Record<string, any>, b: Record<string, any>): Record<string, unknown> {
-  if (!a.type || !b.type || a.type !== b.type) return {};
+  if (!a.type || !b.type || JSON.stringify(a.type) !== JSON.stringify(b.type)) return {};
   if (a.type === 'array') {
     if (!a.items || !b.items) return { type: 'array', ...(a.items ?? b.items ? { items: a.items ?? b.items } : {}) };
     return { type: 'array', items: mergeSchemas(a.items, b.items) };

@@ -10,11 +10,15 @@ import { SvcError, isSvcError, secondsToNextUtcMidnight } from '../core/errors.t
 import { canonicalJson } from '../core/canonical.ts';
 import { sha256Hex } from '../core/ids.ts';
 import { parseInput } from './validate.ts';
-import { folderField, shapeOf, toJsonSchema } from './schema.ts';
+import { folderField, shapeOf, toJsonSchema, lazyJsonSchema } from './schema.ts';
 import { loadSolvers, solverRun, type LoadedSolver } from '../solvers/engine/loader.ts';
 import { assertMachineCaller } from '../services/identity.ts';
 import type { SealJob } from '../services/seal-batch.ts';
 import { sealedResult, SEALING } from './tool-hints.ts';
+import { derivedSeedOf, forRun, resolveBlobInputs, splitLargeResult, withBlobInputs, withBlobInputsForSchema, type BlobReader, type SealedBlob } from './files.ts';
+import { ulid } from '../core/ids.ts';
+import { blobStore } from './blobs.ts';
+import { currentJob, JobHandback } from '../services/job-context.ts';
 
 /** A solver's display name (MCP title) and one-line description (MCP description), when its
  * descriptor gives none: the summary is the full text (OpenAPI), this is what a tool list shows. */
@@ -54,6 +58,7 @@ const TOOL_TEXT: Record<string, [title: string, brief: string]> = {
 /** The answer of every solver operation. */
 export const SOLVER_OUTPUT = sealedResult();
 import { solverExample, solverOutputJsonSchema } from './solver-examples.ts';
+import { SOLVER_INPUT_EXAMPLES } from './solver-input-examples.ts';
 
 const finiteNumber = z.number().finite();
 /** the request fields every solver takes besides its own (DESIGN §10) */
@@ -89,7 +94,8 @@ function ownWithFolder(own: any): z.ZodType {
  * under the top-level fields before validation (unknown input keys are refused, listing the
  * accepted ones). */
 export function solverInputSchema(ls: LoadedSolver): z.ZodType {
-  const own = ls.descriptor.input as any;
+  // file-like inputs take the blob form too (src/ops/files.ts)
+  const own = withBlobInputs(ls.descriptor.name, ls.descriptor.input) as any;
   const ownShape = shapeOf(own);
   if (ls.noCommonFields) return ownWithFolder(own);
   const common = commonFields();
@@ -157,11 +163,13 @@ interface PreparedSolverInput {
   sample?: number;
   acceptOutOfBound?: boolean;
   seed: number;
+  /** inputs given as blobs: what the receipt seals for each */
+  blobs?: Record<string, SealedBlob>;
 }
 
 /** Splits an already validated body into the solver's own fields and the common ones, checks
  * `domain` and fixes the seed (the input's own `seed`, else derived from the canonical input). */
-function prepareSolverInput(ls: LoadedSolver, input: Record<string, any>): PreparedSolverInput {
+function prepareSolverInput(ls: LoadedSolver, input: Record<string, any>, blobs?: Record<string, SealedBlob>): PreparedSolverInput {
   const d = ls.descriptor;
   // Solvers whose body has its own `operators`/`inputs` (closedform, protect) get everything but
   // `folder`; the others get their own fields, with the common ones taken out here. A solver that
@@ -189,8 +197,9 @@ function prepareSolverInput(ls: LoadedSolver, input: Record<string, any>): Prepa
       issues: constKeys.map((k) => ({ path: `consts.${k}`, message: 'has no effect on this solver' })),
     });
   }
-  const seed = typeof own.seed === 'number' ? own.seed >>> 0 : derivedSeed(own);
-  return { own, extraOps, consts, query, folder, sample, acceptOutOfBound, seed };
+  // a blob input derives the seed the same input derives inline (src/ops/files.ts)
+  const seed = typeof own.seed === 'number' ? own.seed >>> 0 : derivedSeedOf(own);
+  return { own, extraOps, consts, query, folder, sample, acceptOutOfBound, seed, ...(blobs && Object.keys(blobs).length ? { blobs } : {}) };
 }
 
 /** The seal job of a solver output (the response body, operator chain, value and unit), refusing
@@ -206,8 +215,28 @@ function buildSolverJob(ls: LoadedSolver, p: PreparedSolverInput, output: Solver
   // a result that fails its own check is refused, not sealed, unless the caller asked for it
   if (!output.precision.withinBound && !p.acceptOutOfBound) {
     const pr = output.precision;
-    throw new SvcError('PRECISION_REFUSED', `the ${d.name} result failed its own check: error ${fmtPct(pr.errorPct)} against a bound of ${fmtPct(pr.boundPct)} (${pr.reference}); nothing was sealed or charged. Send acceptOutOfBound: true to have it sealed with withinBound: false`, {
-      details: { errorPct: pr.errorPct, boundPct: pr.boundPct, reference: pr.reference, ...(pr.referenceValue !== undefined ? { referenceValue: pr.referenceValue } : {}), ...(pr.certificate ? { certificate: pr.certificate } : {}), value: output.value },
+    // a resolution the caller set (grid, step, tolerance, iterations, paths) that the method's
+    // error model shows cannot meet the bound is an out-of-range field for this problem: a 400
+    // naming it, with the value that would pass (docs/defaults.md)
+    const short = callerFieldsShort(p.own, output.retryWith, d.input as z.ZodType);
+    if (short.length) {
+      const advice = output.retryWith!;
+      const given = short.map((k) => `${k} = ${JSON.stringify(p.own[k])}`).join(', ');
+      throw new SvcError('INVALID_INPUT', `${given}: this setting cannot meet the bound of this ${d.name} problem: error ${fmtPct(pr.errorPct)} against a bound of ${fmtPct(pr.boundPct)} (${pr.reference}). Calling again with ${JSON.stringify(advice.inputs)} is predicted to pass${advice.predictedErrorPct !== undefined ? ` (error ${fmtPct(advice.predictedErrorPct)})` : ''} (details.retryWith); nothing was sealed (a run past its first second of worker time is charged for it). Send acceptOutOfBound: true to have it sealed with withinBound: false`, {
+        issues: short.map((k) => ({ path: k, message: `${JSON.stringify(p.own[k])} cannot meet the bound of ${fmtPct(pr.boundPct)} (error ${fmtPct(pr.errorPct)}); ${JSON.stringify(advice.inputs[k])} is predicted to` })),
+        details: {
+          errorPct: pr.errorPct, boundPct: pr.boundPct, reference: pr.reference, ...(pr.referenceValue !== undefined ? { referenceValue: pr.referenceValue } : {}), ...(pr.certificate ? { certificate: pr.certificate } : {}), value: output.value,
+          fields: short, retryWith: advice,
+        },
+      });
+    }
+    const retry = output.retryWith ? ` Calling again with ${JSON.stringify(output.retryWith.inputs)} is predicted to pass${output.retryWith.predictedErrorPct !== undefined ? ` (error ${fmtPct(output.retryWith.predictedErrorPct)})` : ''} (details.retryWith).` : '';
+    throw new SvcError('PRECISION_REFUSED', `the ${d.name} result failed its own check: error ${fmtPct(pr.errorPct)} against a bound of ${fmtPct(pr.boundPct)} (${pr.reference});${retry} nothing was sealed (a run past its first second of worker time is charged for it). Send acceptOutOfBound: true to have it sealed with withinBound: false`, {
+      details: {
+        errorPct: pr.errorPct, boundPct: pr.boundPct, reference: pr.reference, ...(pr.referenceValue !== undefined ? { referenceValue: pr.referenceValue } : {}), ...(pr.certificate ? { certificate: pr.certificate } : {}), value: output.value,
+        // what would pass, by the method's own error model: the caller's body with these fields
+        ...(output.retryWith ? { retryWith: output.retryWith } : {}),
+      },
     });
   }
   if (p.sample !== undefined && !output.series && !('sample' in shapeOf(d.input))) {
@@ -221,7 +250,7 @@ function buildSolverJob(ls: LoadedSolver, p: PreparedSolverInput, output: Solver
   if (output.stability) body.stability = output.stability;
   if (output.clamped && Object.keys(output.clamped).length) body.clamped = output.clamped;
   body.seed = p.seed;
-  body.input = sealedInput(p.own);
+  body.input = sealedInput(p.own, p.blobs);
   if (p.consts) body.consts = p.consts;
   if (p.query) body.query = p.query;
   if (p.acceptOutOfBound) body.acceptOutOfBound = true;
@@ -236,15 +265,32 @@ function buildSolverJob(ls: LoadedSolver, p: PreparedSolverInput, output: Solver
  * JSON of an array or object). Whoever holds the file can check it against the receipt. */
 export const SEALED_INPUT_INLINE_BYTES = 64 * 1024;
 
-function sealedInput(own: Record<string, any>): Record<string, unknown> {
+function sealedInput(own: Record<string, any>, blobs?: Record<string, SealedBlob>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(own)) {
+    // an input given as a blob is sealed by its name and size (src/ops/files.ts)
+    if (blobs?.[k]) { out[k] = { blob: blobs[k].blob, bytes: blobs[k].bytes }; continue; }
     const text = typeof v === 'string' ? v : v !== null && typeof v === 'object' ? canonicalJson(v) : null;
     if (text !== null && text.length > SEALED_INPUT_INLINE_BYTES) {
       out[k] = { sha256: sha256Hex(text), bytes: Buffer.byteLength(text), sealedBy: typeof v === 'string' ? 'sha256 of the text' : 'sha256 of the RFC 8785 JSON' };
     } else out[k] = v;
   }
   return out;
+}
+
+/** The fields the caller set whose value the refusal's advice changes: the caller's own resolution
+ * is what cannot meet the bound (a 400 naming them); none when the advice changes only fields the
+ * caller left out (a default that did not follow the problem: 422 PRECISION_REFUSED). */
+function callerFieldsShort(own: Record<string, any>, advice: SolverOutput['retryWith'], input: z.ZodType): string[] {
+  if (!advice) return [];
+  return Object.keys(advice.inputs).filter((k) => {
+    if (own[k] === undefined || canonicalJson(own[k]) === canonicalJson(advice.inputs[k])) return false;
+    // the parsed input carries the defaults (the schema's, and those a solver fills in from the
+    // other fields): a field at the value it would take if left out counts as left out
+    const { [k]: _given, ...rest } = own;
+    const again = input.safeParse(rest);
+    return !(again.success && canonicalJson((again.data as Record<string, unknown>)[k] ?? null) === canonicalJson(own[k]));
+  });
 }
 
 const fmtPct = (x: number) => `${Number.isFinite(x) ? Number(x.toPrecision(3)) : x} %`;
@@ -260,24 +306,51 @@ export function budgetCost(budgetMs: number): number {
   return Math.max(1, Math.ceil(budgetMs / WORKER_MS_PER_TOKEN));
 }
 
-/** What a run that was stopped (budget) or cancelled after it started costs: one token per
+/** What a run that was stopped (budget, memory) or cancelled after it started costs: one token per
  * started second of worker time, at least one, at most its budget's cost. */
 export function workCost(workerMs: number, budgetMs: number): number {
   return Math.min(budgetCost(budgetMs), Math.max(1, Math.ceil(workerMs / WORKER_MS_PER_TOKEN)));
+}
+
+/** What the worker time of a run that ended by itself costs (issue 33: every run is paid, whatever
+ * its end: sealed, or refused as UNSTABLE, PRECISION_REFUSED or any other solver refusal): one
+ * token per started second after the first, which is free. A sealed run pays this beside its seal. */
+export function runCost(workerMs: number, budgetMs: number): number {
+  return Math.min(budgetCost(budgetMs), Math.max(0, Math.ceil((workerMs - WORKER_MS_PER_TOKEN) / WORKER_MS_PER_TOKEN)));
 }
 
 /** Tokens held for the worst case of each machine's admitted jobs on this node (queued or
  * running), so a burst of calls cannot be admitted against the same tokens. */
 const reservations = new WeakMap<App, Map<string, number>>();
 
+/** How a paid run went in its worker (the pool fills it in). */
+interface PaidUsage { started: boolean; workerMs: number; budgetMs: number }
+
+/** Charges the worker time of a run that ended without a seal and re-throws its refusal naming the
+ * tokens and the chain entry. Stopped (time or memory budget) and cancelled runs pay every started
+ * second (at least one); runs that ended in a refusal of their own pay past their first second. */
+async function chargeRefusal(app: App, zid: string, name: string, e: unknown, usage: PaidUsage, cancelled: boolean): Promise<never> {
+  if (!usage.started || !isSvcError(e)) throw e;
+  const stopped = e.code === 'TIME_BUDGET_EXCEEDED' || e.code === 'MEMORY_BUDGET_EXCEEDED';
+  const code = stopped ? e.code : cancelled ? 'CANCELLED' : e.code;
+  const cost = stopped || cancelled ? workCost(usage.workerMs, usage.budgetMs) : runCost(usage.workerMs, usage.budgetMs);
+  if (cost <= 0) throw e;
+  const seconds = Math.round(usage.workerMs) / 1000;
+  const { chain, ...tokens } = await app.sealer.charge(zid, cost, { solver: name, code, workerSeconds: seconds });
+  const rate = stopped || cancelled ? '1 per started second' : '1 per started second after the first';
+  throw new SvcError(e.code, `${e.message}; it used ${seconds} s of worker time and was charged ${tokens.cost} token(s) (${rate})${chain ? `, recorded on the machine's chain at seq ${chain.seq}` : ''}`, {
+    details: { ...(e.details ?? {}), workerSeconds: seconds, tokens, ...(chain ? { chain } : {}) },
+  });
+}
+
 /** Runs a solver in the pool for machine `zid`: admits it only when the machine can pay its
  * worst case, schedules it fairly (the pool's per-machine lanes), and charges the worker time of a
- * run stopped by its budget or cancelled after it started (422 TIME_BUDGET_EXCEEDED then carries
- * `tokens: {cost, remaining}`). A run that finishes is charged by its seal (1 token). */
-async function runPaid(app: App, name: string, own: unknown, opts: {
+ * run that ends without a seal (chargeRefusal). A run that is sealed pays its seal (1 token) and
+ * its worker time past the first second (runCost). */
+async function runPaid(app: App, name: string, own: unknown, usage: PaidUsage, opts: {
   zid: string; seed: number; now: number; signal?: AbortSignal; timeoutMs?: number; progress?: (f: number) => void;
 }): Promise<SolverOutput> {
-  const budgetMs = opts.timeoutMs ?? app.config.solverTimeoutMs;
+  const budgetMs = usage.budgetMs;
   const worst = budgetCost(budgetMs);
   let held = reservations.get(app);
   if (!held) { held = new Map(); reservations.set(app, held); }
@@ -290,26 +363,54 @@ async function runPaid(app: App, name: string, own: unknown, opts: {
     });
   }
   held.set(opts.zid, (held.get(opts.zid) ?? 0) + worst);
-  const usage = { started: false, workerMs: 0 };
+  // a job runs in its machine's job lane: the queue already limits the machine's running jobs
+  // cluster-wide, and the machine's synchronous calls keep their own lane (docs/jobs.md)
+  const tenant = currentJob() ? `job:${opts.zid}` : opts.zid;
   try {
-    return await app.pool.run(name, own, { seed: opts.seed, now: opts.now, signal: opts.signal, timeoutMs: opts.timeoutMs, progress: opts.progress, tenant: opts.zid, usage });
+    return await app.pool.run(name, own, { seed: opts.seed, now: opts.now, signal: opts.signal, timeoutMs: opts.timeoutMs, progress: opts.progress, tenant, usage });
   } catch (e) {
-    const stopped = isSvcError(e) && e.code === 'TIME_BUDGET_EXCEEDED';
-    if (usage.started && (stopped || opts.signal?.aborted)) {
-      const cost = workCost(usage.workerMs, budgetMs);
-      const seconds = Math.round(usage.workerMs) / 1000;
-      const err = e as SvcError;
-      const code = stopped ? 'TIME_BUDGET_EXCEEDED' : 'CANCELLED';
-      const { chain, ...tokens } = await app.sealer.charge(opts.zid, cost, { solver: name, code, workerSeconds: seconds });
-      throw new SvcError(err.code, `${err.message}; it used ${seconds} s of worker time and was charged ${tokens.cost} token(s) (1 per started second)${chain ? `, recorded on the machine's chain at seq ${chain.seq}` : ''}`, {
-        details: { ...(err.details ?? {}), workerSeconds: seconds, tokens, ...(chain ? { chain } : {}) },
-      });
-    }
-    throw e;
+    // a job handed back by a draining node runs again elsewhere: its stopped attempt is not charged
+    if (opts.signal?.reason instanceof JobHandback) throw e;
+    return await chargeRefusal(app, opts.zid, name, e, usage, !!opts.signal?.aborted);
   } finally {
     const now = (held.get(opts.zid) ?? worst) - worst;
     if (now > 0) held.set(opts.zid, now); else held.delete(opts.zid);
   }
+}
+
+/** The reference that keeps the blobs of each seal job: its input blobs, and the blob its large
+ * result went to; released only if the seal fails. */
+const outputBlobs = new WeakMap<SolverSealJob, { ref: string }>();
+
+/** The inputs a receipt seals by digest are kept as long as the receipt (so that `svc verify
+ * --replay --url` can fetch them later): a reference taken before the seal. */
+async function holdInputBlobs(app: App, zid: string, job: SolverSealJob, blobs: Record<string, SealedBlob> | undefined): Promise<void> {
+  if (!blobs || !Object.keys(blobs).length) return;
+  const store = blobStore(app);
+  const ref = outputBlobs.get(job)?.ref ?? `receipt:${ulid()}`;
+  for (const b of Object.values(blobs)) await store.refer(zid, b.blob, ref);
+  outputBlobs.set(job, { ref });
+}
+
+/** Moves the large part of a result (docs/jobs.md "Blobs") into a blob of machine `zid` when the
+ * result and series take more than SVC_INLINE_RESULT_BYTES; the blob is kept as long as the
+ * receipt that names it (a reference, released only if the seal fails). */
+async function outputToBlob(app: App, zid: string, job: SolverSealJob): Promise<void> {
+  const body = job.body as Record<string, any>;
+  const split = splitLargeResult(body, app.config.inlineResultBytes);
+  if (!split) return;
+  const store = blobStore(app);
+  const put = await store.putBytes(zid, Buffer.from(split.content, 'utf8'));
+  const ref = outputBlobs.get(job)?.ref ?? `receipt:${ulid()}`;
+  await store.refer(zid, put.digest, ref);
+  outputBlobs.set(job, { ref });
+  body.result = { ...split.keep, blob: { blob: put.digest, bytes: put.bytes, holds: split.holds } };
+  delete body.series;
+}
+
+async function releaseOutputBlob(app: App, _zid: string, job: SolverSealJob): Promise<void> {
+  const held = outputBlobs.get(job);
+  if (held) await blobStore(app).release(held.ref).catch(() => { /* the TTL sweep takes it */ });
 }
 
 /** Closed-form solvers evaluated on the event loop: their work takes microseconds, less than a
@@ -329,14 +430,34 @@ async function loadInline(ls: LoadedSolver): Promise<SolverRun> {
  * machine the run is for: it is scheduled and charged as that machine's (see runPaid). */
 export async function computeSolverJob(app: App, ls: LoadedSolver, input: Record<string, any>, opts: {
   zid: string; now: number; signal?: AbortSignal; timeoutMs?: number; progress?: (f: number) => void; extraResult?: Record<string, unknown>;
-}): Promise<{ job: SolverSealJob; output: SolverOutput; folder: string | undefined }> {
-  const p = prepareSolverInput(ls, input);
+}): Promise<{ job: SolverSealJob; output: SolverOutput; folder: string | undefined; runTokens: number }> {
   const name = ls.descriptor.name;
+  // inputs given as blobs are read from the caller's own (src/ops/files.ts)
+  const store = blobStore(app);
+  const resolved = await resolveBlobInputs(name, ls.descriptor.input, input, (digest) => store.readBytes(opts.zid, digest));
+  const p = prepareSolverInput(ls, resolved.input, resolved.blobs);
   // closed-form solvers run on the event loop in microseconds: no worker time to schedule or charge
-  const output = INLINE.has(name)
-    ? app.pool.runInline(name, inlineRuns.get(name) ?? await loadInline(ls), p.own, { seed: p.seed, now: opts.now })
-    : await runPaid(app, name, p.own, { zid: opts.zid, seed: p.seed, now: opts.now, signal: opts.signal, timeoutMs: opts.timeoutMs, progress: opts.progress });
-  return { job: buildSolverJob(ls, p, output, opts.extraResult), output, folder: p.folder };
+  if (INLINE.has(name)) {
+    const output = app.pool.runInline(name, inlineRuns.get(name) ?? await loadInline(ls), p.own, { seed: p.seed, now: opts.now });
+    const job = buildSolverJob(ls, p, output, opts.extraResult);
+    await holdInputBlobs(app, opts.zid, job, p.blobs);
+    await outputToBlob(app, opts.zid, job);
+    return { job, output, folder: p.folder, runTokens: 0 };
+  }
+  const usage: PaidUsage = { started: false, workerMs: 0, budgetMs: opts.timeoutMs ?? app.config.solverTimeoutMs };
+  const output = await runPaid(app, name, forRun(name, p.own), usage, { zid: opts.zid, seed: p.seed, now: opts.now, signal: opts.signal, timeoutMs: opts.timeoutMs, progress: opts.progress });
+  let job: SolverSealJob;
+  try {
+    job = buildSolverJob(ls, p, output, opts.extraResult);
+  } catch (e) {
+    // refused after the run (non-finite output, its own precision check failed): the work is paid
+    return await chargeRefusal(app, opts.zid, name, e, usage, false);
+  }
+  // the inputs sealed by digest are kept with the receipt; a result too large to send inline
+  // keeps its headline figures and puts the rest in a blob
+  await holdInputBlobs(app, opts.zid, job, p.blobs);
+  await outputToBlob(app, opts.zid, job);
+  return { job, output, folder: p.folder, runTokens: runCost(usage.workerMs, usage.budgetMs) };
 }
 
 /** Runs a solver on an already validated input and seals the result at the instant it started. */
@@ -344,12 +465,22 @@ async function runAndSeal(ctx: OpContext, ls: LoadedSolver, input: Record<string
   const { zid, keyPrefix } = assertMachineCaller(ctx.caller);
   const now = ctx.app.clock.now();
   const name = ls.descriptor.name;
-  const { job, folder } = await computeSolverJob(ctx.app, ls, input, {
+  const asJob = currentJob();
+  const { job, folder, runTokens } = await computeSolverJob(ctx.app, ls, input, {
     zid, now, signal: ctx.signal, extraResult,
+    // a job runs with its own budget and always reports progress (docs/jobs.md)
+    ...(asJob ? { timeoutMs: asJob.timeoutMs } : {}),
     // a progress channel to the worker only when someone listens (see SolverPool.run)
-    progress: ctx.progressWanted ? (f) => ctx.progress(f, 1, `${name} ${Math.round(f * 100)}%`) : undefined,
+    progress: asJob ? (f) => asJob.progress(f, `${name} ${Math.round(f * 100)}%`)
+      : ctx.progressWanted ? (f) => ctx.progress(f, 1, `${name} ${Math.round(f * 100)}%`) : undefined,
   });
-  return ctx.app.sealer.seal({ ...job, zid, keyPrefix, folder, cost: 1, t: now });
+  try {
+    // the seal's token, and the worker time past the first second (issue 33: every run is paid)
+    return await ctx.app.sealer.seal({ ...job, zid, keyPrefix, folder, cost: 1 + runTokens, t: now });
+  } catch (e) {
+    await releaseOutputBlob(ctx.app, zid, job);
+    throw e;
+  }
 }
 
 export async function solverOperations(_app: App): Promise<Operation[]> {
@@ -365,7 +496,6 @@ export async function solverOperations(_app: App): Promise<Operation[]> {
       scope: 'compute',
       cost: 1,
       input: solverInputSchema(ls),
-      jsonSchema: solverJsonSchema(ls),
       title: d.title ?? TOOL_TEXT[d.name]?.[0] ?? d.domain,
       brief: d.brief ?? TOOL_TEXT[d.name]?.[1],
       hints: SEALING,
@@ -382,8 +512,11 @@ export async function solverOperations(_app: App): Promise<Operation[]> {
         const ex = solverExample(d.name);
         return ex ? { summary: `${d.name} with its default input`, request: ex.request, response: ex.response } : undefined;
       },
+      // one per kind of user input (a case, a configuration, measurements, …): solver-input-examples.ts
+      requestExamples: SOLVER_INPUT_EXAMPLES[d.name] ?? [],
       handler: (input, ctx) => runAndSeal(ctx, ls, input as Record<string, any>),
     };
+    lazyJsonSchema(op, () => solverJsonSchema(ls));
     solversByName.set(d.name, { ls, op });
     return op;
   });
@@ -406,16 +539,19 @@ export async function runSealedSolver(ctx: OpContext, name: string, body: unknow
  * the operator chain under `svcState.operators`), marked `sealed: false`, without proof, pulse
  * state, receipt or tokens. Refusals are SvcErrors with the same codes as over HTTP. `now` is the
  * instant the solver sees (`svc verify --replay` passes the receipt's sealed instant). */
-export async function runUnsealed(name: string, body: unknown, opts: { now?: number } = {}): Promise<Record<string, unknown>> {
+export async function runUnsealed(name: string, body: unknown, opts: { now?: number; readBlob?: BlobReader } = {}): Promise<Record<string, unknown>> {
   const solvers = await loadSolvers();
   const ls = solvers.find((s) => s.descriptor.name === name);
   if (!ls) throw new SvcError('NOT_FOUND', `no solver named '${name}'; solvers: ${solvers.map((s) => s.descriptor.name).join(', ')}`);
   const input = parseInput(solverInputSchema(ls), body) as Record<string, any>;
-  const p = prepareSolverInput(ls, input);
+  const resolved = await resolveBlobInputs(name, ls.descriptor.input, input, opts.readBlob ?? (async (digest) => {
+    throw new SvcError('INVALID_INPUT', `an input is the blob ${digest}: give a way to read it (svc verify --replay --url URL --key KEY fetches it from the node, or --input NAME=FILE)`);
+  }));
+  const p = prepareSolverInput(ls, resolved.input, resolved.blobs);
   const run = await solverRun(ls);
   let output: SolverOutput;
   try {
-    output = run(p.own, { seed: p.seed, now: opts.now ?? Date.now() / 1000, progress() {} });
+    output = run(forRun(name, p.own), { seed: p.seed, now: opts.now ?? Date.now() / 1000, progress() {} });
   } catch (e: any) {
     // the same mapping as the worker (src/solvers/engine/worker.ts): refusals keep their code, anything else is UNSTABLE
     if (e instanceof SvcError) throw new SvcError(e.code, e.message, { details: e.details });
@@ -440,7 +576,7 @@ function sharedFieldsOf(ls: LoadedSolver): string[] {
 
 /** JSON Schema of a solver op's body: its own fields plus the common ones. */
 export function solverJsonSchema(ls: LoadedSolver): Record<string, unknown> {
-  const own = ls.descriptor.input as any;
+  const own = withBlobInputsForSchema(ls.descriptor.name, ls.descriptor.input) as any;
   const ownShape = shapeOf(own);
   const schema = ls.noCommonFields
     ? ownWithFolder(own)

@@ -11,6 +11,7 @@ import type { Sealer } from '../services/sealer.ts';
 import type { KeyCache } from '../services/key-cache.ts';
 import type { DeploymentKey, SigningKey } from '../services/keys.ts';
 import type { SolverPool } from '../solvers/engine/pool.ts';
+import type { Jobs } from '../jobs/types.ts';
 
 export type { Caller };
 
@@ -30,6 +31,8 @@ export interface App {
   clock: Clock;
   sealer: Sealer;
   pool: SolverPool;
+  /** jobs (issue 27, docs/jobs.md): sealed computations that outlive a request, on any node */
+  jobs: Jobs;
   keyCache: KeyCache;
   /** the deployment's Ed25519 signing key (loaded or created at start-up) */
   signingKey: SigningKey;
@@ -93,6 +96,10 @@ export interface OpContext {
   /** true when someone listens to `progress` (an MCP call with a progressToken): long jobs only
    * set up a progress channel then */
   progressWanted?: boolean;
+  /** the HTTP method of the request (HEAD for a GET route asked with HEAD); absent over MCP */
+  method?: string;
+  /** the raw request body of an operation declared `streamBody` (HTTP only), not yet read */
+  body?: Readable;
   /** MCP session id when called over MCP with a session */
   mcpSessionId?: string;
   /** send a JSON-RPC notification to the MCP session that made the call (if any) */
@@ -168,6 +175,9 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
   outputJsonSchema?: Record<string, unknown>;
   /** an example request and its answer (OpenAPI examples, /docs) */
   example?: { summary?: string; request?: Record<string, unknown>; response?: unknown };
+  /** further example requests, one per kind of input the operation takes (a solver's file, series or
+   * expression inputs): OpenAPI lists them beside `example`, each under its `name` */
+  requestExamples?: { name: string; summary: string; request: Record<string, unknown> }[];
   /** media types of a success answer when it is not JSON (OpenAPI; default application/json) */
   produces?: string[];
   /** success statuses when not 200 (OpenAPI; a redirect answers 308) */
@@ -198,6 +208,10 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
   ignoreQuery?: boolean;
   /** the request body is text (text/plain), handed to the input as `body` (never a tool) */
   textBody?: boolean;
+  /** the request body is bytes of any type, neither parsed nor buffered nor limited by
+   * `bodyLimit`: the handler streams it from `ctx.body` (an upload; never a tool). `input` then
+   * holds only the path parameters and the query. */
+  streamBody?: boolean;
   handler(input: z.infer<S>, ctx: OpContext): Promise<unknown>;
 }
 

@@ -64,6 +64,9 @@ export interface SealJob {
   /** fixed instant (lattice nodes share one; stream ticks use their own) */
   t?: number;
   phaseOffset?: number;
+  /** the job this seal finishes (docs/jobs.md): the job is marked succeeded with this response in
+   * the same transaction; a job already sealed is not sealed again, its stored response is returned */
+  jobId?: string;
 }
 
 export type SealedResponse = Record<string, unknown> & {
@@ -138,9 +141,59 @@ export function fromOutcome(o: SealOutcome): SealedResponse | SvcError {
   return o.ok ? JSON.parse(o.json) : new SvcError(o.error.code, o.error.message, { details: o.error.details });
 }
 
+/** What a job's seal is before the store is asked anything: its pulse, proof, receipt id, the
+ * response without `receipt`, `tokens` and `signature`, and that object's RFC 8785 JSON by member
+ * (for the chain's payload hash, the digest and the signature). Computed on the caller's thread,
+ * never in the store's (issue 28, the seal path). */
+interface Prepared { id: string; folder: string; svcProof: string; unsigned: Record<string, unknown>; parts: Map<string, string>; payloadHash: string }
+
+function prepare(env: SealEnv, job: SealJob): Prepared {
+  const tNow = env.tNow;
+  const t = job.t ?? tNow;
+  const pulse = pulseAt(t, job.S ?? 1, job.phaseOffset ?? 0);
+  const proofFields = {
+    operatorIds: job.operators, R_t: pulse.R_t, svcond: pulse.svcond, keyPrefix: job.keyPrefix,
+    ...(job.version === 2 ? { value: job.value as number, unit: job.unit ?? '' } : {}),
+  };
+  const svcProof = computeProof(env.proofKey, proofFields);
+  const id = 'rcpt_' + ulid(Math.floor(tNow * 1000));
+  const folder = job.folder ?? DEFAULT_FOLDER;
+  const unsigned: Record<string, unknown> = {
+    ok: true,
+    solver: job.solver,
+    domain: job.domain,
+    method: job.method,
+    value: job.value ?? null,
+    unit: job.unit ?? null,
+    ...(job.body ?? {}),
+    svcState: { masterSum: pulse.R_t, operators: job.operators, svcond: pulse.svcond },
+    phase: pulse.phase,
+    t,
+    svcProof,
+    keyPrefix: job.keyPrefix,
+  };
+  // the top-level members' canonical JSON, computed once for the chain's payload hash, the
+  // digest and the signature (each is the RFC 8785 JSON of nearly the same object)
+  const parts = canonicalParts(unsigned);
+  return { id, folder, svcProof, unsigned, parts, payloadHash: sha256Hex(assemble(parts)) };
+}
+
+/** Ed25519 in libuv's thread pool: neither the event loop nor the store's thread signs. */
+function signAsync(data: Buffer, key: KeyObject): Promise<Buffer> {
+  return new Promise((resolve, reject) => ed25519Sign(null, data, key, (e, sig) => (e ? reject(e) : resolve(sig))));
+}
+
+/** Seals a batch in the transaction `q` holds. The work that needs no store (pulse, proof, the
+ * canonical JSON of each response) is done before the first statement; the store is asked for the
+ * machines (locked), the jobs (locked), the log's state (locked), then written with one statement
+ * (receipts, chain entries, machine updates, log leaves, tiles and checkpoint), one for the
+ * attachments and one for the jobs marked sealed. Digests and signatures are computed between
+ * those statements on the caller's side (signatures in libuv's thread pool), never in the
+ * store's thread; the log's checkpoint is signed once per batch. */
 export async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): Promise<(SealedResponse | SvcError)[]> {
   const tNow = env.tNow;
   const today = utcDay(tNow);
+  const prepared = jobs.map((job) => prepare(env, job));
   const zids = [...new Set(jobs.map((j) => j.zid))].sort();
   const rows = await q.query<{ zid: string; tokens_day: string; tokens_left: number; chain_seq: number; chain_head: string }>(
     'SELECT zid, tokens_day, tokens_left, chain_seq, chain_head FROM machines WHERE zid = ANY($1::text[]) ORDER BY zid FOR UPDATE',
@@ -154,41 +207,30 @@ export async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): P
   }]));
   const issuedAt = new Date(tNow * 1000).toISOString();
   const outcomes: (SealedResponse | SvcError)[] = [];
+  // jobs: each job is sealed once; a later attempt (a node died, the queue handed it out again)
+  // gets the stored response (its row is locked until this transaction ends)
+  const jobIds = jobs.filter((j) => j.jobId !== undefined).map((j) => j.jobId as string);
+  const jobRows = new Map<string, { status: string; response: string | null }>();
+  if (jobIds.length) {
+    for (const r of await q.query<{ id: string; status: string; response: string | null }>('SELECT id, status, response FROM jobs WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [jobIds])) jobRows.set(r.id, r);
+  }
+  const jobSeals: { jobId: string; response: SealedResponse }[] = [];
   const receiptRows: unknown[][] = [];
   const sealed: { response: SealedResponse; digest: Buffer; parts: Map<string, string>; row: unknown[] }[] = [];
   const attachmentRows: unknown[][] = [];
-  for (const job of jobs) {
+  jobs.forEach((job, k) => {
+    if (job.jobId !== undefined) {
+      const row = jobRows.get(job.jobId);
+      if (row?.status === 'succeeded' && row.response) { outcomes.push(JSON.parse(row.response)); return; }
+      if (!row || row.status === 'cancelled' || row.status === 'failed') { outcomes.push(new SvcError('NOT_FOUND', `job ${job.jobId} has ended (${row?.status ?? 'gone'}): nothing is sealed for it`)); return; }
+      jobRows.set(job.jobId, { status: 'succeeded', response: null }); // the same job twice in a batch seals once
+    }
     const m = state.get(job.zid);
-    if (!m) { outcomes.push(new SvcError('UNAUTHORIZED', 'the machine of this key no longer exists')); continue; }
-    if (m.left < job.cost) { outcomes.push(quotaExceeded(m.left, job.cost, tNow)); continue; }
+    if (!m) { outcomes.push(new SvcError('UNAUTHORIZED', 'the machine of this key no longer exists')); return; }
+    if (m.left < job.cost) { outcomes.push(quotaExceeded(m.left, job.cost, tNow)); return; }
     m.left -= job.cost;
-    const t = job.t ?? tNow;
-    const pulse = pulseAt(t, job.S ?? 1, job.phaseOffset ?? 0);
-    const proofFields = {
-      operatorIds: job.operators, R_t: pulse.R_t, svcond: pulse.svcond, keyPrefix: job.keyPrefix,
-      ...(job.version === 2 ? { value: job.value as number, unit: job.unit ?? '' } : {}),
-    };
-    const svcProof = computeProof(env.proofKey, proofFields);
-    const id = 'rcpt_' + ulid(Math.floor(tNow * 1000));
-    const folder = job.folder ?? DEFAULT_FOLDER;
-    const unsigned: Record<string, unknown> = {
-      ok: true,
-      solver: job.solver,
-      domain: job.domain,
-      method: job.method,
-      value: job.value ?? null,
-      unit: job.unit ?? null,
-      ...(job.body ?? {}),
-      svcState: { masterSum: pulse.R_t, operators: job.operators, svcond: pulse.svcond },
-      phase: pulse.phase,
-      t,
-      svcProof,
-      keyPrefix: job.keyPrefix,
-    };
-    // the top-level members' canonical JSON, computed once for the chain's payload hash, the
-    // digest and the signature (each is the RFC 8785 JSON of nearly the same object)
-    const parts = canonicalParts(unsigned);
-    const [entry] = buildEntries(job.zid, m.seq, m.head, [{ kind: job.kind ?? 'seal', ref: id, payloadHash: sha256Hex(assemble(parts)), at: issuedAt }]);
+    const { id, folder, svcProof, unsigned, parts, payloadHash } = prepared[k];
+    const [entry] = buildEntries(job.zid, m.seq, m.head, [{ kind: job.kind ?? 'seal', ref: id, payloadHash, at: issuedAt }]);
     m.seq = entry.seq;
     m.head = entry.hash;
     m.entries.push(entry);
@@ -202,8 +244,9 @@ export async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): P
     response.receipt.digest = digest.toString('hex');
     sealed.push({ response, digest, parts, row: [id, job.zid, folder, job.solver, job.version, svcProof, null, entry.seq] });
     for (const [name, text] of Object.entries(job.attachments ?? {})) attachmentRows.push([id, name, sha256Hex(text), Buffer.byteLength(text), text]);
+    if (job.jobId !== undefined) jobSeals.push({ jobId: job.jobId, response });
     outcomes.push(response);
-  }
+  });
   if (!sealed.length) return outcomes;
   // the log: one append and one checkpoint signature for the whole batch
   let append: LogAppend | null = null;
@@ -213,22 +256,28 @@ export async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): P
       s.response.receipt.log = { index: append!.first + i, treeSize: append!.size, inclusionProof: append!.proofs[i].map((h) => h.toString('base64')), checkpoint: append!.checkpoint };
     });
   }
-  for (const s of sealed) {
-    if (env.signer) {
-      // = signReceipt(env.signer, s.response): everything but the signature, reusing the parts
+  if (env.signer) {
+    // = signReceipt(env.signer, s.response): everything but the signature, reusing the parts
+    const key = privateKeyOf(env.signer.kid, env.signer.privateKey);
+    const sigs = await Promise.all(sealed.map((s) => {
       s.parts.set('receipt', canonicalJson(s.response.receipt));
       s.parts.set('tokens', canonicalJson((s.response as Record<string, unknown>).tokens));
-      const sig = ed25519Sign(null, Buffer.from(assemble(s.parts)), privateKeyOf(env.signer.kid, env.signer.privateKey)).toString('base64url');
-      (s.response as Record<string, unknown>).signature = { v: 3, alg: 'EdDSA', kid: env.signer.kid, sig };
-    }
+      return signAsync(Buffer.from(assemble(s.parts)), key);
+    }));
+    sealed.forEach((s, i) => { (s.response as Record<string, unknown>).signature = { v: 3, alg: 'EdDSA', kid: env.signer!.kid, sig: sigs[i].toString('base64url') }; });
+  }
+  for (const s of sealed) {
     s.row[6] = JSON.stringify(s.response);
     rowJson.set(s.response, s.row[6] as string);
     receiptRows.push(s.row);
   }
   await writeSeals(q, today, state, receiptRows, append);
-  for (const row of attachmentRows) {
-    await q.query('INSERT INTO receipt_attachments (receipt_id, name, sha256, bytes, body) VALUES ($1, $2, $3, $4, $5)', row);
+  if (attachmentRows.length) {
+    const params: unknown[] = [];
+    const values = attachmentRows.map((r) => `(${r.map((v) => { params.push(v); return `$${params.length}`; }).join(',')})`);
+    await q.query(`INSERT INTO receipt_attachments (receipt_id, name, sha256, bytes, body) VALUES ${values.join(',')}`, params);
   }
+  if (jobSeals.length) await markJobsSealed(q, jobSeals);
   return outcomes;
 }
 
@@ -253,6 +302,31 @@ async function writeSeals(q: Queryable, today: string, state: Map<string, { left
      INSERT INTO receipts (id, zid, folder, solver, version, proof, body, chain_seq) VALUES ${receiptValues.join(',')}`,
     params,
   );
+}
+
+/** Marks jobs succeeded with their sealed responses, in the seal's transaction (one statement);
+ * a run of a sweep counts as done in its sweep (one more). A sweep is charged its receipt's cost plus
+ * what its runs were charged, in the same statement: nobody sees it succeeded with only the seal's
+ * token charged. */
+async function markJobsSealed(q: Queryable, seals: { jobId: string; response: SealedResponse }[]): Promise<void> {
+  const params: unknown[] = [];
+  const p = (v: unknown, cast: string) => { params.push(v); return `$${params.length}${cast}`; };
+  const values = seals.map(({ jobId, response }) => {
+    const json = rowJson.get(response) ?? JSON.stringify(response);
+    const cost = (response as { tokens?: { cost?: number } }).tokens?.cost ?? 0;
+    return `(${p(jobId, '::text')},${p(json, '::text')},${p(response.receipt.id, '::text')},${p(cost, '::integer')})`;
+  });
+  const rows = await q.query<{ parent_id: string | null }>(
+    `UPDATE jobs AS j SET status = 'succeeded', response_status = 200, response = v.response, receipt_id = v.receipt_id,
+       tokens_charged = v.cost + (SELECT coalesce(sum(r.tokens_charged), 0)::int FROM jobs r WHERE r.parent_id = v.id), finished_at = now(),
+       progress = '{"fraction":1}' FROM (VALUES ${values.join(',')}) AS v(id, response, receipt_id, cost) WHERE j.id = v.id RETURNING j.parent_id`,
+    params,
+  );
+  const runs = new Map<string, number>();
+  for (const r of rows) if (r.parent_id) runs.set(r.parent_id, (runs.get(r.parent_id) ?? 0) + 1);
+  if (runs.size) {
+    await q.query('UPDATE jobs AS j SET runs_done = j.runs_done + v.n FROM (SELECT * FROM unnest($1::text[], $2::integer[])) AS v(id, n) WHERE j.id = v.id', [[...runs.keys()], [...runs.values()]]);
+  }
 }
 
 /** Remaining tokens of a machine today (without charging). */

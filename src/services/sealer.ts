@@ -11,7 +11,8 @@ import { deriveProofKey } from '../core/seal.ts';
 import type { Db, Queryable } from '../store/db.ts';
 import { chargeTokens, type ChargeReason } from './charge.ts';
 import type { LogSigner } from './tlog.ts';
-import { fromOutcome, sealWithin, tokensLeft, utcDay, validateJob, type ReceiptSigner, type SealEnv, type SealJob, type SealOutcome, type SealedResponse } from './seal-batch.ts';
+import { currentJob } from './job-context.ts';
+import { sealWithin, tokensLeft, utcDay, validateJob, type ReceiptSigner, type SealEnv, type SealJob, type SealedResponse } from './seal-batch.ts';
 
 export class Sealer {
   readonly proofKey: Buffer;
@@ -44,6 +45,9 @@ export class Sealer {
 
   seal(job: SealJob): Promise<SealedResponse> {
     validateJob(job);
+    // a job's seal carries its id: sealed once, in the transaction that marks the job succeeded
+    const running = currentJob();
+    if (running && job.jobId === undefined) job = { ...job, jobId: running.jobId };
     return new Promise((resolve, reject) => {
       this.queue.push({ job, resolve, reject });
       if (!this.flushing) {
@@ -57,8 +61,11 @@ export class Sealer {
     while (this.queue.length) {
       const batch = this.queue.splice(0, 512);
       try {
-        const env = this.env(true);
-        const outcomes = (await this.db.call<SealOutcome[]>('seal', { env, jobs: batch.map((b) => b.job) })).map(fromOutcome);
+        // the batch is computed here (canonical JSON, digests, signatures in libuv's pool) and
+        // written with a few multi-row statements; the store's thread only runs PostgreSQL
+        const env = this.env();
+        const jobs = batch.map((b) => b.job);
+        const outcomes = await this.db.tx((q) => sealWithin(q, env, jobs));
         const day = utcDay(this.clock.now());
         outcomes.forEach((o, i) => {
           const tokens = o instanceof Error ? (o.details?.tokens as any) : (o as any).tokens;

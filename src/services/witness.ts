@@ -62,6 +62,14 @@ export async function addCheckpoint(db: Db, me: WitnessIdentity, log: { origin: 
   const note = parseNote(req.note);
   const cp = note ? parseCheckpointText(note.text) : null;
   if (!note || !cp) return reply(400, 'malformed checkpoint');
+  // one signature per key (c2sp.org/signed-note): a second line of the same key name and id is a
+  // malformed note, whether it repeats the first or differs from it
+  const keys = new Set<string>();
+  for (const sg of note.signatures) {
+    const k = `${sg.name} ${sg.id}`;
+    if (keys.has(k)) return reply(400, `malformed checkpoint: two signature lines by ${sg.name}+${sg.id.toString(16).padStart(8, '0')}`);
+    keys.add(k);
+  }
   if (cp.origin !== log.origin) return reply(404, `unknown log origin ${cp.origin}`);
   const v = verifyNote(req.note, log.vkeys);
   if (!v.ok) return reply(403, `checkpoint signature: ${v.reason}`);

@@ -15,6 +15,7 @@
 import { z } from 'zod';
 import { tridiagonalEigenvalues } from './lib/sturm.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
+import { retryByOrder, optionalRetry } from './lib/retry.ts';
 import { precisionOf } from './lib/precision.ts';
 
 /** The default cell count: 400, or 25 cells per mode number for the higher modes (a fixed 400
@@ -152,5 +153,7 @@ export const run: SolverRun<AcousticInput> = (inp, ctx): SolverOutput => {
       referenceValue: ref,
     }),
     series: { mode: modes, f, fRef, errorPct: errPct },
+    // cells the caller set too few for the bound: the O((kh)²) error names the count that meets it
+    ...(errorPct > boundPct && inp.N !== undefined ? optionalRetry(retryByOrder({ field: 'N', value: N, errorPct, boundPct, order: 2, kind: 'count', integer: true, max: 20000 })) : {}),
   };
 };

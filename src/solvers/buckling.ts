@@ -24,6 +24,7 @@ import { z } from 'zod';
 import { cholesky, choleskySolve, generalizedSmallestEigenvalues, matVec } from './lib/dense.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { refuse } from '../core/errors.ts';
+import { retryByOrder, optionalRetry } from './lib/retry.ts';
 import { precisionOf } from './lib/precision.ts';
 import { noEffect } from './lib/no-effect.ts';
 
@@ -211,5 +212,8 @@ export const run: SolverRun<BucklingInput> = (inp, ctx): SolverOutput => {
       referenceValue: ref,
     }),
     series: { x: xs, w },
+    // elements too few for the bound: the count the error model names (order 2 taken low: cubic
+    // Hermite elements converge faster, so the advice errs fine)
+    ...(errorPct > boundPct ? optionalRetry(retryByOrder({ field: 'elements', value: elements, errorPct, boundPct, order: 2, kind: 'count', integer: true, max: 200 })) : {}),
   };
 };

@@ -18,6 +18,7 @@
 import { z } from 'zod';
 import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverRun, SolverOutput, Stability } from './types.ts';
+import { retryByOrder, optionalRetry } from './lib/retry.ts';
 import { relErrPct, precisionOf } from './lib/precision.ts';
 
 const input = z.strictObject({
@@ -226,5 +227,11 @@ export const run: SolverRun<ClimateInput> = (inp, ctx): SolverOutput => {
     series: { t: ts, peakHeight: peaks, frontShift: shifts },
     stability: { ...stability, number: courantMax, stable: courantMax <= 1 },
     method: 'lax-friedrichs-fv',
+    // a grid too coarse for the bound: Lax-Friedrichs is first order; the advice refines the grid
+    // and, when the step follows the grid (dt left out), the steps with it, so the final time stays
+    ...(speedErrorPct > boundPct && massOk ? optionalRetry(retryByOrder({
+      field: 'N', value: N, errorPct: speedErrorPct, boundPct, order: 1, kind: 'count', integer: true, max: 20000,
+      also: (n2) => (inp.dt === undefined ? { steps: Math.ceil(steps * n2 / N) } : {}),
+    })) : {}),
   };
 };

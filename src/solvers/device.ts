@@ -62,7 +62,7 @@ const input = z.strictObject({
   Lx: z.number().positive().max(1).optional().describe('width (m); 2-D default 1e-6; PN: device length, default from the depletion width'),
   Ly: z.number().positive().max(1).optional().describe('2-D plates only: plate separation (m; default 1e-6)'),
   V: z.number().min(-1e4).max(1e4).optional().describe('2-D plates only: top-plate potential (V; default 1)'),
-  kx: z.number().int().min(0).max(27).optional().describe('2-D plates only: space-charge mode along x (0 = empty capacitor, the default); at most (nx − 1)/8'),
+  kx: z.number().int().min(0).max(27).optional().describe('2-D plates only: space-charge mode along x (0 = empty capacitor, the default); at most (nx − 1)/8, and a 400 where even the largest grid (220 nodes) cannot resolve it to the 0.1 % bound (above 13 at the default plate)'),
   dim: z.union([z.literal(1), z.literal(2)]).optional().describe('1 selects the PN junction, 2 the 2-D plates (default 2, unless Na or Nd is given: they select the PN junction, and dim 2 with them is refused)'),
   Na: z.number().min(1e12).max(1e28).optional().describe('acceptor density (m^-3); selects the PN junction (default 1e22 there)'),
   Nd: z.number().min(1e12).max(1e28).optional().describe('donor density (m^-3); selects the PN junction (default 1e22 there)'),
@@ -276,15 +276,65 @@ export function solvePlates(p: PlateProblem, onIteration?: (it: number, rel: num
   return { phi, iterations: res.iterations, relativeResidual: res.relativeResidual, converged: res.converged, exact };
 }
 
+/** The probe's error predicted exactly (issue 29): the linear field V·y/Ly is reproduced by the
+ * 5-point stencil to rounding, and the space-charge mode cos(kx·π·x/Lx)·sin(π·y/Ly) is an
+ * eigenvector of it (mirror ends in x), so the discrete mode's amplitude is A·λ/λ_h, with λ the
+ * continuous and λ_h the discrete eigenvalue (4/h²)·sin²(k·π·h/2L) in each direction. */
+/** the fewest nodes along x above nx predicted within 0.09 % (0 if none up to 220) */
+function nxFitOf(nx: number, ny: number, Lx: number, Ly: number, V: number, kx: number): number {
+  for (let m = nx + 1; m <= 220; m++) if (kx <= (m - 1) / 8 && predictedPlateErrorPct(m, ny, Lx, Ly, V, kx) <= 0.09) return m;
+  return 0;
+}
+
+export function predictedPlateErrorPct(nx: number, ny: number, Lx: number, Ly: number, V: number, kx: number): number {
+  if (kx <= 0) return 0;
+  const hx = Lx / (nx - 1), hy = Ly / (ny - 1);
+  const A = V / 4;
+  const lam = Math.PI * Math.PI * ((kx * kx) / (Lx * Lx) + 1 / (Ly * Ly));
+  const lamH = (4 / (hx * hx)) * Math.sin((kx * Math.PI * hx) / (2 * Lx)) ** 2 + (4 / (hy * hy)) * Math.sin((Math.PI * hy) / (2 * Ly)) ** 2;
+  const ip = Math.round((nx - 1) / 3), jp = Math.round((ny - 1) / 2);
+  const x = ip * hx, y = jp * hy;
+  const mode = Math.cos((kx * Math.PI * x) / Lx) * Math.sin((Math.PI * y) / Ly);
+  const ref = (V * y) / Ly + A * mode;
+  return (100 * Math.abs(A * mode * (lam / lamH - 1))) / Math.max(Math.abs(ref), 1e-300);
+}
+
+/** CG's relative-residual tolerance: 1e-10, or, on cells far narrower in x than in y, the rounding
+ * floor the residual can reach there (about 1e-13·(hy/hx)²: measured, Lx 1e-9 with Ly 1e-6 stalls
+ * near 1e-8 while the potential is right to 5e-6 %; cells wide in x converge to 1e-10 as usual) */
+export const plateTolerance = (hx: number, hy: number): number => Math.max(1e-10, 1e-13 * (Math.max(1, hy / hx)) ** 2);
+
 function runPlates(inp: DeviceInput, ctx: SolverContext): SolverOutput {
   const kx = inp.kx ?? PLATE_DEFAULTS.kx;
-  const nx = inp.nx ?? plateNx(kx);
+  const ny0 = inp.ny ?? PLATE_DEFAULTS.ny, Ly0 = inp.Ly ?? PLATE_DEFAULTS.Ly, V0 = inp.V ?? PLATE_DEFAULTS.V, Lx0 = inp.Lx ?? 1e-6;
+  // nx left out: 64 (or 220 past kx 7) where the exact error model meets the bound (the same run as
+  // always), else the fewest nodes (up to the schema's 220) it predicts within 0.09 %
+  let nx = inp.nx ?? plateNx(kx);
+  if (inp.nx === undefined && predictedPlateErrorPct(nx, ny0, Lx0, Ly0, V0, kx) > 0.1) {
+    for (let m = 16; m <= 220; m++) if (predictedPlateErrorPct(m, ny0, Lx0, Ly0, V0, kx) <= 0.09 && kx <= (m - 1) / 8) { nx = m; break; }
+    if (predictedPlateErrorPct(nx, ny0, Lx0, Ly0, V0, kx) > 0.1) nx = 220;
+  }
   const ny = inp.ny ?? PLATE_DEFAULTS.ny, Ly = inp.Ly ?? PLATE_DEFAULTS.Ly, V = inp.V ?? PLATE_DEFAULTS.V;
   const precond = inp.precond ?? PLATE_DEFAULTS.precond;
   const Lx = inp.Lx ?? 1e-6;
   const n = (ny - 2) * nx;
+  // a space-charge mode the grid (the caller's, or the schema's largest, 220) cannot resolve to the
+  // bound: an out-of-range field for this problem, decided before running
+  const predicted = predictedPlateErrorPct(nx, ny, Lx, Ly, V, kx);
+  if (predicted > 0.1) {
+    let nxFit = 0;
+    for (let m = nx + 1; m <= 220; m++) if ((kx <= (m - 1) / 8) && predictedPlateErrorPct(m, ny, Lx, Ly, V, kx) <= 0.09) { nxFit = m; break; }
+    if (nxFit === 0) {
+      const field = inp.nx !== undefined ? 'nx' : 'kx';
+      throw refuse('INVALID_INPUT', `kx = ${kx}: on ${nx} × ${ny} nodes the space-charge mode's discrete amplitude is off by ${Number(predicted.toPrecision(3))} % at the probe (the 5-point stencil's eigenvalue), beyond the 0.1 % bound${inp.nx === undefined ? ', and 220 nodes is the most the schema allows' : nxFit === 0 ? ' even at 220 nodes, the most the schema allows' : ''}; lower kx${inp.nx !== undefined ? ' or raise nx' : ''}`, {
+        issues: [{ path: field, message: `the grid cannot resolve mode ${kx} to within 0.1 %` }],
+        predictedErrorPct: predicted,
+      });
+    }
+  }
   let lastReported = 0;
-  const sol = solvePlates({ nx, ny, Lx, Ly, V, kx, precond }, (it) => {
+  const retry = predicted > 0.1 ? { retryWith: { inputs: { nx: nxFitOf(nx, ny, Lx, Ly, V, kx) }, predictedErrorPct: predictedPlateErrorPct(nxFitOf(nx, ny, Lx, Ly, V, kx), ny, Lx, Ly, V, kx), predictedCost: { nodes: nxFitOf(nx, ny, Lx, Ly, V, kx) * ny, relativeToThisRun: nxFitOf(nx, ny, Lx, Ly, V, kx) / nx } } } : {};
+  const sol = solvePlates({ nx, ny, Lx, Ly, V, kx, precond, tol: plateTolerance(Lx / (nx - 1), Ly / (ny - 1)) }, (it) => {
     if (it - lastReported >= 50) { lastReported = it; ctx.progress(Math.min(0.95, it / Math.sqrt(n) / 20)); }
   });
   if (!sol.converged) {
@@ -308,6 +358,7 @@ function runPlates(inp: DeviceInput, ctx: SolverContext): SolverOutput {
   return {
     value,
     method: `pcg-${precond}`,
+    ...retry,
     result: {
       mode: 'plates-2d',
       potentialV: value,

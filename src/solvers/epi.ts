@@ -82,6 +82,8 @@ const input = z.strictObject({
   }
   if (v.population === undefined) { ctx.addIssue({ code: 'custom', path: ['population'], message: 'population is required with cases' }); return; }
   const c = v.cases;
+  // a blob reference is checked the same way once read (src/ops/files.ts)
+  if (!Array.isArray(c)) return;
   let total = 0;
   for (let d = 0; d < c.length; d++) {
     total += c[d];

@@ -31,22 +31,25 @@ import { refuse } from '../core/errors.ts';
 import type { SolverDescriptor, SolverRun, SolverOutput, Stability } from './types.ts';
 import { factorConstantTridiagonal, solveFactored, solveFactoredBatch } from './lib/tridiag.ts';
 import { relErrPct, precisionOf } from './lib/precision.ts';
-import { noEffect, withDefaults } from './lib/no-effect.ts';
+import { noEffect } from './lib/no-effect.ts';
 import {
   userFields, EXPR_MAX_LENGTH, checkModeConflicts, prepareUserProblem, checkWork, workOf, Grid, Recorder, fillField,
   explicitUpdate, evalSource, LineSolver, addImplicitBoundary, richardson, type UserProblem, type GridRun,
 } from './lib/userpde.ts';
 
+/** the finest grid a caller may ask for, or a default may choose (1024 intervals a side) */
+const MAX_GRID = 1024;
+
 const input = z.strictObject({
   method: z.enum(['explicit', 'implicit']).default('implicit')
     .describe('explicit = FTCS; implicit = Crank-Nicolson (1-D) or ADI Peaceman-Rachford (2-D)'),
-  nx: z.number().int().min(8).max(128).default(64).describe('grid intervals along x (dx = 1/nx)'),
-  ny: z.number().int().min(8).max(128).optional().describe('dim 2 only (a 400 with dim 1): grid intervals along y (dy = 1/ny, or Ly/ny in the user mode; default 64)'),
+  nx: z.number().int().min(8).max(MAX_GRID).optional().describe('grid intervals along x (dx = 1/nx). Default: 64, or for a sine mode the coarsest grid whose predicted error is within 0.09 % (a higher mode needs a finer grid)'),
+  ny: z.number().int().min(8).max(MAX_GRID).optional().describe('dim 2 only (a 400 with dim 1): grid intervals along y (dy = 1/ny, or Ly/ny in the user mode; default as nx)'),
   kx: z.number().int().min(1).max(127).optional().describe('x wavenumber of the initial mode sin(kx·π·x) (default 1; analytic mode with dim 2 only: dim 1 takes mode)'),
   ky: z.number().int().min(1).max(127).optional().describe('y wavenumber of the initial mode sin(ky·π·y) (default 1; analytic mode with dim 2 only)'),
   alpha: z.number().positive().max(1000).default(1).describe('diffusivity α (m²/s)'),
-  dt: z.number().positive().max(10).default(5e-5).describe('time step (s)'),
-  steps: z.number().int().min(1).max(20000).default(1000).describe('number of time steps'),
+  dt: z.number().positive().max(10).optional().describe('time step (s); default 5e-5, or, for a sine mode with steps also left out, t = 0.05 split into as many steps as the mode needs'),
+  steps: z.number().int().min(1).max(20000).optional().describe('number of time steps (default 1000, or as dt)'),
   dim: z.number().int().min(1).max(2).default(2).describe('1 selects the 1-D bar, 2 the unit square'),
   mode: z.number().int().min(1).max(127).optional().describe('1-D mode number: initial sin(mode·π·x) (default 1; analytic mode with dim 1 only: dim 2 takes kx, ky)'),
   // user mode (docs/solvers-fields-a.md, "heat and wave: the user mode")
@@ -58,7 +61,7 @@ const input = z.strictObject({
 }).superRefine((v, ctx) => {
   // nothing is silently ignored (DESIGN §9): the 1-D bar has no y grid
   if (v.dim === 1 && v.ny !== undefined) noEffect(ctx, 'ny', 'with dim 1: the bar has no y direction');
-}).overwrite(withDefaults((v) => (v.dim === 1 ? {} : { ny: 64 })));
+});
 
 export type HeatInput = z.infer<typeof input>;
 
@@ -150,10 +153,34 @@ export const run: SolverRun<HeatInput> = (inp, ctx): SolverOutput => {
         { issues: [{ path: f, message: oneD ? 'has no effect with dim 1' : 'has no effect with dim 2' }] });
     }
   }
-  const nx = inp.nx;
-  const ny = oneD ? 1 : inp.ny ?? 64;
   const kx = oneD ? inp.mode ?? 1 : inp.kx ?? 1;
   const ky = oneD ? 0 : inp.ky ?? 1;
+  const explicitMethod = inp.method === 'explicit';
+  // a mode that has decayed below rounding by the final time has nothing to compare with: the
+  // modes rounding excites (about 1e-16 of the start) decay more slowly, and past ~1e-308 the
+  // reference itself underflows. The question is meaningless for the reference: a 400 naming the
+  // fields that set it, decided before running (docs/defaults.md)
+  const tEnd = (inp.dt ?? DEFAULT_DT) * (inp.steps ?? DEFAULT_STEPS);
+  if (lostInRounding({ oneD, explicit: explicitMethod, kx, ky, alpha: inp.alpha, dt: inp.dt ?? DEFAULT_DT, steps: inp.steps ?? DEFAULT_STEPS })) {
+    const amp = Math.exp(-inp.alpha * Math.PI * Math.PI * (kx * kx + ky * ky) * tEnd);
+    const fields = (oneD ? ['mode', 'alpha', 'dt', 'steps'] : ['kx', 'ky', 'alpha', 'dt', 'steps']).filter((f) => (inp as Record<string, unknown>)[f] !== undefined);
+    const what = amp === 0 ? `underflows to 0 (below the smallest double)` : `is ${amp.toPrecision(2)}, below the rounding floor ${ROUNDING_FLOOR}`;
+    throw refuse('INVALID_INPUT', `the initial mode's amplitude at t = ${tEnd}, exp(-alpha*pi^2*(${oneD ? 'mode^2' : 'kx^2+ky^2'})*t), ${what}: the modes rounding excites (about 1e-16 of the start) decay more slowly, so no grid can resolve it and there is nothing to compare the result with; lower ${oneD ? 'mode' : 'kx/ky'}, alpha or t = dt*steps (the amplitude must stay above ${ROUNDING_FLOOR})`, {
+      issues: (fields.length ? fields : [oneD ? 'mode' : 'kx']).map((f) => ({ path: f, message: `with the other inputs the mode's amplitude at the end ${what}` })),
+      referenceAmplitude: amp, roundingFloor: ROUNDING_FLOOR,
+    });
+  }
+  // a grid the caller left out follows the mode they chose (issue 29: defaults that succeed)
+  // (and so does the time step, when neither dt nor steps is given: t = 0.05 is kept, split finer)
+  const freeSteps = inp.dt === undefined && inp.steps === undefined;
+  const chosen = inp.nx === undefined || (!oneD && inp.ny === undefined) || freeSteps
+    ? chooseGrid({ oneD, explicit: explicitMethod, kx, ky, alpha: inp.alpha, dt: inp.dt ?? DEFAULT_DT, steps: inp.steps ?? DEFAULT_STEPS, nx: inp.nx, ny: oneD ? 1 : inp.ny }, freeSteps)
+    : null;
+  const nx = inp.nx ?? chosen!.nx;
+  const ny = oneD ? 1 : inp.ny ?? chosen!.ny;
+  const split = chosen?.split ?? 1;
+  const dt = (inp.dt ?? DEFAULT_DT) / split;
+  const steps = (inp.steps ?? DEFAULT_STEPS) * split;
   if (kx >= nx) {
     throw refuse('INVALID_INPUT', `${oneD ? 'mode' : 'kx'} must be below nx (${nx}): the grid cannot represent sin(${kx}·π·x)`,
       { field: oneD ? 'mode' : 'kx', max: nx - 1 });
@@ -161,7 +188,7 @@ export const run: SolverRun<HeatInput> = (inp, ctx): SolverOutput => {
   if (!oneD && ky >= ny) {
     throw refuse('INVALID_INPUT', `ky must be below ny (${ny}): the grid cannot represent sin(${ky}·π·y)`, { field: 'ky', max: ny - 1 });
   }
-  const { alpha, dt, steps } = inp;
+  const { alpha } = inp;
   const dx = 1 / nx;
   const dy = oneD ? 1 : 1 / ny;
   const rx = alpha * dt / (dx * dx);
@@ -277,7 +304,10 @@ export const run: SolverRun<HeatInput> = (inp, ctx): SolverOutput => {
     throw refuse('UNSTABLE', 'the run produced a non-finite amplitude', { stability });
   }
   const errorPct = relErrPct(value, reference);
-  const boundPct = 0.1;
+  const boundPct = BOUND_PCT;
+  const retryWith = errorPct > boundPct
+    ? retryFor({ oneD, explicit, kx, ky, alpha, dt, steps, nx, ny })
+    : undefined;
   return {
     value,
     result: {
@@ -304,8 +334,99 @@ export const run: SolverRun<HeatInput> = (inp, ctx): SolverOutput => {
     series: { t: ts, amplitude: amps, reference: refs },
     stability,
     method: methodUsed,
+    ...(retryWith ? { retryWith } : {}),
   };
 };
+
+// ---------------------------------------------------------------------------------------------
+// The error model of the sine-mode problem: exact, not asymptotic. The mode is an eigenvector of
+// the discrete operator, so the computed amplitude is g^steps to rounding, with g the amplification
+// factor of the scheme for that mode (FTCS 1 − r·m, Crank-Nicolson (1 − r·m/2)/(1 + r·m/2), ADI the
+// product over both directions), m = 4·sin²(k·π·h/2). Its distance to exp(−α·π²·(kx² + ky²)·t) is the
+// error the run will report; a grid or step left out is chosen, and a refusal's retryWith
+// predicted, from it (issue 29).
+
+const BOUND_PCT = 0.1;
+const DEFAULT_DT = 5e-5;
+const DEFAULT_STEPS = 1000;
+/** what a chosen default or a retry aims at: the model is exact (the predicted and the computed
+ * error agree to rounding), so a tenth of the bound is margin enough */
+const TARGET_PCT = 0.9 * BOUND_PCT;
+
+interface ModeProblem { oneD: boolean; explicit: boolean; kx: number; ky: number; alpha: number; dt: number; steps: number; nx?: number; ny?: number }
+
+function predictedErrorPct(p: ModeProblem & { nx: number; ny: number }): number {
+  const rx = p.alpha * p.dt * p.nx * p.nx;
+  const ry = p.oneD ? 0 : p.alpha * p.dt * p.ny * p.ny;
+  const mx = symbol(p.kx, 1 / p.nx), my = p.oneD ? 0 : symbol(p.ky, 1 / p.ny);
+  if (p.explicit && rx + ry > 0.5) return Infinity;
+  const g = p.explicit ? 1 - rx * mx - ry * my
+    : ((1 - 0.5 * rx * mx) * (1 - 0.5 * ry * my)) / ((1 + 0.5 * rx * mx) * (1 + 0.5 * ry * my));
+  const reference = Math.exp(-p.alpha * Math.PI * Math.PI * (p.kx * p.kx + p.ky * p.ky) * p.dt * p.steps);
+  return relErrPct(Math.pow(g, p.steps), reference);
+}
+
+/** grids a default or a retry may take, coarse to fine */
+const GRID_LADDER = [64, 96, 128, 192, 256, 384, 512, 768, 1024];
+
+/** The grid for a mode problem whose caller left nx (and in 2-D ny) out: the pair of the ladder
+ * (at least 64, as before) with the fewest cells whose predicted error is within TARGET_PCT (time and
+ * space errors may cancel, so the pairs are searched, not only squares); the finest otherwise
+ * (then the run reports its error, and a refusal says what would pass). */
+/** Below this amplitude the mode is lost in rounding: the other modes that rounding excites
+ * (about 1e-16 of the start) decay more slowly, so no grid or step resolves it (measured: a mode
+ * at 6e-19 is still resolved to 0.08 %, one at 9e-27 is not). */
+const ROUNDING_FLOOR = 1e-22;
+const lostInRounding = (p: ModeProblem) => Math.exp(-p.alpha * Math.PI * Math.PI * (p.kx * p.kx + p.ky * p.ky) * p.dt * p.steps) < ROUNDING_FLOOR;
+
+function chooseGrid(p: ModeProblem, freeSteps: boolean): { nx: number; ny: number; split: number } {
+  if (lostInRounding(p)) return { nx: p.nx ?? 64, ny: p.oneD ? 1 : p.ny ?? 64, split: 1 };
+  const xs = p.nx !== undefined ? [p.nx] : GRID_LADDER.filter((n) => n > p.kx);
+  const ys = p.oneD ? [1] : p.ny !== undefined ? [p.ny] : GRID_LADDER.filter((n) => n > p.ky);
+  const splits = freeSteps ? [1, 2, 4, 8, 16] : [1];
+  let best: { nx: number; ny: number; split: number; work: number } | null = null;
+  for (const nx of xs) {
+    for (const ny of ys) {
+      for (const split of splits) {
+        const work = nx * ny * split;
+        if ((!best || work < best.work) && predictedErrorPct({ ...p, nx, ny, dt: p.dt / split, steps: p.steps * split }) <= TARGET_PCT) best = { nx, ny, split, work };
+      }
+    }
+  }
+  // nothing meets the target: the finest grid (it may still pass), unless the caller fixed one
+  // direction so coarse that even the finest fails: then the other keeps 64 (a finer one cannot make
+  // up for it, and the refusal names the caller's field with a grid that passes)
+  const finest = { nx: xs[xs.length - 1] ?? 64, ny: ys[ys.length - 1] ?? 64, split: 1 };
+  if (!best && (p.nx !== undefined || (!p.oneD && p.ny !== undefined))
+    && predictedErrorPct({ ...p, nx: finest.nx, ny: finest.ny }) > BOUND_PCT) return { nx: p.nx ?? 64, ny: p.oneD ? 1 : p.ny ?? 64, split: 1 };
+  return best ?? finest;
+}
+
+/** Inputs that the error model predicts to meet the bound with margin (TARGET_PCT), at the least
+ * work (grid cells × steps): finer grids from the ladder and, keeping t = steps·dt, steps split by
+ * 2, 4, … (up to the schema's 20,000 steps). The caller's t and mode are never changed. */
+function retryFor(p: ModeProblem & { nx: number; ny: number }): { inputs: Record<string, number>; predictedErrorPct: number; predictedCost: { cellSteps: number; relativeToThisRun: number } } | undefined {
+  if (lostInRounding(p)) return undefined;
+  let best: { nx: number; ny: number; split: number; err: number; work: number } | null = null;
+  const grids = GRID_LADDER.filter((n) => n >= p.nx);
+  for (const gx of grids) {
+    for (const gy of p.oneD ? [1] : GRID_LADDER.filter((n) => n >= p.ny)) {
+      for (let split = 1; p.steps * split <= 20000; split *= 2) {
+        const c = { ...p, nx: gx, ny: gy, dt: p.dt / split, steps: p.steps * split };
+        const err = predictedErrorPct(c);
+        const work = gx * gy * c.steps;
+        if (err <= TARGET_PCT && (!best || work < best.work)) best = { nx: gx, ny: gy, split, err, work };
+      }
+    }
+  }
+  // nothing to change (the reference itself underflows, say): no advice rather than a useless one
+  if (!best || (best.nx === p.nx && best.ny === p.ny && best.split === 1)) return undefined;
+  // the grid is always named, so the retry does not depend on what a default would choose
+  const inputs: Record<string, number> = { nx: best.nx };
+  if (!p.oneD) inputs.ny = best.ny;
+  if (best.split > 1) { inputs.dt = p.dt / best.split; inputs.steps = p.steps * best.split; }
+  return { inputs, predictedErrorPct: best.err, predictedCost: { cellSteps: best.work, relativeToThisRun: best.work / (p.nx * p.ny * p.steps) } };
+}
 
 // ---------------------------------------------------------------------------------------------
 // User mode
@@ -421,7 +542,10 @@ function heatOnGrid(P: UserProblem, g: Grid, base: Grid, alpha: number, dt: numb
 
 function runUser(inp: HeatInput, ctx: Parameters<SolverRun>[1]): SolverOutput {
   const dim = inp.dim === 1 ? 1 : 2;
-  const { alpha, dt, steps, nx } = inp;
+  const { alpha } = inp;
+  const dt = inp.dt ?? DEFAULT_DT;
+  const steps = inp.steps ?? DEFAULT_STEPS;
+  const nx = inp.nx ?? 64;
   const ny = inp.ny ?? 64;
   const P = prepareUserProblem(inp, { dim, nx, ny });
   const base = new Grid(P, nx, ny);

@@ -198,8 +198,29 @@ const input = z.strictObject({
 }).overwrite((v) => (v.measurements !== undefined ? v : {
   // the simulated system's defaults, filled in after the checks (which must see what the caller
   // sent), so the parsed input, the receipt and the derived seed are those of a schema default
-  ...v, ...simulatedModel(v), steps: v.steps ?? DEFAULTS.steps,
+  ...v, ...simulatedModel(v), steps: v.steps ?? defaultSteps({ ...v, ...simulatedModel(v) }),
 }));
+
+/** The simulated system's steps when the caller left them out (issue 29): 500 where the filter's
+ * covariance settles to the bound by then (the same run as always), else the step at which its
+ * recursion from P0 (data-independent, so run here alone, exactly) settles, with a tenth to spare
+ * (a large R or a slow mode makes F(I − KH) contract slowly). Filled into the parsed input, so the
+ * receipt lists the steps run. */
+function defaultSteps(v: { F?: MatIn; H?: MatIn; Q?: MatIn; R?: MatIn; P0?: MatIn }): number {
+  try {
+    const F = M.fromNested(v.F!), H = M.fromNested(v.H!), Q = M.fromNested(v.Q!), R = M.fromNested(v.R!);
+    const P0 = v.P0 !== undefined ? M.fromNested(v.P0) : M.identity(F.rows);
+    if (!M.isPositiveDefinite(R) || !M.cholesky(Q) || !M.cholesky(P0)) return DEFAULTS.steps;
+    const dare = solveDare(F, H, Q, R);
+    if (!dare) return DEFAULTS.steps;
+    const refTrace = M.trace(measurementUpdate(dare.X, H, R).P);
+    if (covarianceErrorAt(F, H, Q, R, P0, refTrace, DEFAULTS.steps) <= 0.1) return DEFAULTS.steps;
+    const needed = stepsToSettle(F, H, Q, R, P0, refTrace, 0.25 * 0.1 / 100, 100_000);
+    return needed === null ? DEFAULTS.steps : Math.max(DEFAULTS.steps, Math.min(100_000, Math.ceil(1.1 * needed)));
+  } catch {
+    return DEFAULTS.steps;
+  }
+}
 
 export type KalmanInput = z.infer<typeof input>;
 
@@ -326,6 +347,12 @@ function runSimulated(inp: KalmanInput, ctx: SolverContext): SolverOutput {
   if (!(rhoClosed < 1 - 1e-9)) {
     throw refuse('INVALID_INPUT', `no stabilizing Riccati solution: the steady-state filter's error dynamics F(I - KH) have spectral radius ${rhoClosed.toPrecision(6)} >= 1 ((F, Q) not stabilizable or (F, H) not detectable)`, { spectralRadius: rhoClosed });
   }
+
+  // the filter's covariance does not depend on the data: its recursion from P0, run alone exactly
+  // as the filter will run it, gives the step at which its trace meets the bound (issue 29; the
+  // default steps follow it, see defaultSteps): steps too few get a refusal naming that count.
+  const refTrace = M.trace(ref.P);
+  const needed = stepsToSettle(F, H, Q, R, P0, refTrace, 0.25 * 0.1 / 100, 100_000);
 
   // simulation and filter; every matrix of the loop is allocated once here
   const rng = createRng(ctx.seed);
@@ -458,7 +485,44 @@ function runSimulated(inp: KalmanInput, ctx: SolverContext): SolverOutput {
     },
     series: { k: kS, traceP: trS, squaredError: errS, innovation: innovS },
     stability: { number: rhoClosed, limit: 1, stable: rhoClosed < 1, name: 'spectral radius of the steady-state error dynamics F(I - KH)' },
+    ...(errorPct > 0.1 && needed !== null && needed > steps
+      ? { retryWith: { inputs: { steps: Math.min(100_000, Math.ceil(1.1 * needed)) }, predictedErrorPct: covarianceErrorAt(F, H, Q, R, P0, refTrace, Math.min(100_000, Math.ceil(1.1 * needed))), predictedCost: { steps: Math.ceil(1.1 * needed), relativeToThisRun: Math.ceil(1.1 * needed) / steps } } }
+      : {}),
   };
+}
+
+/** One step of the filter's covariance recursion: P⁻ = F P F' + Q, K = P⁻H'S⁻¹, Joseph form. */
+function covarianceStep(F: Mat, H: Mat, Q: Mat, R: Mat, P: Mat): Mat | null {
+  const n = F.rows;
+  const Pp = M.symmetrize(M.add(M.mul(M.mul(F, P), M.transpose(F)), Q));
+  const HP = M.mul(H, Pp);
+  const S = M.add(M.mul(HP, M.transpose(H)), R);
+  const KT = M.solve(S, HP);
+  if (!KT) return null;
+  const K = M.transpose(KT);
+  const A = M.sub(M.identity(n), M.mul(K, H));
+  return M.symmetrize(M.add(M.mul(M.mul(A, Pp), M.transpose(A)), M.mul(M.mul(K, R), KT)));
+}
+
+/** the first step at which the trace of the covariance recursion from P0 is within `frac` (relative)
+ * of the Riccati fixed point's, staying there (null if not within maxSteps) */
+function stepsToSettle(F: Mat, H: Mat, Q: Mat, R: Mat, P0: Mat, refTrace: number, frac: number, maxSteps: number): number | null {
+  let P: Mat | null = M.copy(P0);
+  let last = -1;
+  for (let k = 1; k <= maxSteps && P; k++) {
+    P = covarianceStep(F, H, Q, R, P);
+    if (!P) return null;
+    const e = Math.abs(M.trace(P) - refTrace) / Math.max(refTrace, 1e-300);
+    if (e <= frac) { if (last < 0) last = k; if (k >= 2 * last + 10) return last; } else last = -1;
+  }
+  return last > 0 ? last : null;
+}
+
+/** the trace error (%) of the covariance recursion after `steps` steps */
+function covarianceErrorAt(F: Mat, H: Mat, Q: Mat, R: Mat, P0: Mat, refTrace: number, steps: number): number {
+  let P: Mat | null = M.copy(P0);
+  for (let k = 0; k < steps && P; k++) P = covarianceStep(F, H, Q, R, P);
+  return P ? 100 * Math.abs(M.trace(P) - refTrace) / Math.max(refTrace, 1e-300) : Infinity;
 }
 
 /** the rows of a series as a flat row-major array (width 1 for an array of numbers) */

@@ -19,6 +19,7 @@ import { rk4Step, rk4Workspace } from './lib/ode.ts';
 import { compositionWeights } from './lib/symplectic.ts';
 import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { refuse } from '../core/errors.ts';
+import { retryByOrder, optionalRetry, confirmedRetry } from './lib/retry.ts';
 import { precisionOf } from './lib/precision.ts';
 
 const MAX_STEPS = 5_000_000;
@@ -77,7 +78,18 @@ export function firstIntegral(x: number, y: number, p: { alpha: number; beta: nu
 // because its Hamiltonian is separable but not of the form |p|²/2 + V(q)
 const [Y_W1, Y_W0] = compositionWeights(4);
 
+/** A refused run's advice is confirmed by running it (a run takes milliseconds; dt = 1 is far from
+ * the asymptotic regime where the fourth-order model holds). */
 export const run: SolverRun<LotkaInput> = (inp, ctx): SolverOutput => {
+  const out = runOnce(inp, ctx);
+  if (!out.retryWith) return out;
+  const quiet = { ...ctx, progress() {} };
+  const advice = confirmedRetry(inp, out, (i) => runOnce(i, quiet));
+  const { retryWith: _model, ...rest } = out;
+  return advice ? { ...rest, retryWith: advice } : rest;
+};
+
+const runOnce = (inp: LotkaInput, ctx: Parameters<SolverRun<LotkaInput>>[1]): SolverOutput => {
   const { alpha, beta, gamma, delta, x0, y0, tMax, method } = inp;
   const steps = Math.max(1, Math.ceil(tMax / inp.dt - 1e-9));
   const h = tMax / steps;
@@ -176,5 +188,7 @@ export const run: SolverRun<LotkaInput> = (inp, ctx): SolverOutput => {
     }),
     series: { t: tS, x: xS, y: yS, V: vS },
     stability: { number: stabilityNumber, limit: 2.78, stable: stabilityNumber <= 2.78, name: 'h·√(αγ) (small-oscillation frequency; RK4 limit 2.78)' },
+    // a step too long for the bound: both methods are fourth order
+    ...(errorPct > 0.1 ? optionalRetry(retryByOrder({ field: 'dt', value: inp.dt, errorPct, boundPct: 0.1, order: 4, kind: 'step', costPower: 1 })) : {}),
   };
 };

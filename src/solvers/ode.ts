@@ -64,9 +64,9 @@ const input = z.strictObject({
     .describe('name → expression of a conserved quantity; its largest drift over the output times is reported'),
   method: z.enum(['RK45', 'DOP853', 'Radau', 'BDF', 'auto']).default('auto')
     .describe('RK45 / DOP853 (non-stiff, explicit), Radau / BDF (stiff, implicit), auto (stiffness detection and switching)'),
-  rtol: z.number().min(1e-12).max(0.1).default(1e-6).describe('relative tolerance (1e-12 to 0.1)'),
-  atol: z.union([z.number().gt(0).max(1e6), z.record(nameKey, z.number().gt(0).max(1e6))]).default(1e-9)
-    .describe('absolute tolerance: a number, or state → number (states not named get 1e-9)'),
+  rtol: z.number().min(1e-12).max(0.1).optional().describe('relative tolerance (1e-12 to 0.1); default 1e-6, or, for a boundPct below 0.1, 1e-5·boundPct (at least 1e-12): the default follows the bound'),
+  atol: z.union([z.number().gt(0).max(1e6), z.record(nameKey, z.number().gt(0).max(1e6))]).optional()
+    .describe('absolute tolerance: a number, or state → number (states not named get the default); default 1e-9, or 1e-3·rtol when rtol follows a boundPct below 0.1'),
   maxSteps: z.number().int().min(10).max(1_000_000).default(100_000)
     .describe('cap on accepted steps (evaluations of f are capped at 40× this; the error-estimate re-solve gets 10× both)'),
   boundPct: z.number().gt(0).max(100).default(0.1).describe('largest acceptable estimated relative error at tEnd, in percent'),
@@ -74,6 +74,18 @@ const input = z.strictObject({
 });
 
 export type OdeInput = z.infer<typeof input>;
+
+/** The default tolerances (issue 29: defaults that succeed). At the default bound (0.1 %) they are
+ * rtol 1e-6 and atol 1e-9, as always; a tighter bound takes rtol = 1e-5·boundPct (the estimate of
+ * the global error is ∝ rtol^(p/(p+1)), so rtol a few hundred times below the relative bound meets it
+ * for the orders used, measured on the default problem down to the 1e-12 floor) and atol scaled with
+ * it, so the estimate's scale max(|y|, atol/rtol) stays 1e-3. A tolerance the caller gave is kept. */
+export function defaultTolerances(inp: { rtol?: number; atol?: number | Record<string, number>; boundPct: number }): { rtol: number; atol: number | Record<string, number>; atolOthers: number; derived: boolean } {
+  const derived = inp.rtol === undefined && inp.boundPct < 0.1;
+  const rtol = inp.rtol ?? (derived ? Math.max(1e-12, 1e-5 * inp.boundPct) : 1e-6);
+  const atolOthers = derived ? 1e-3 * rtol : 1e-9;
+  return { rtol, atol: inp.atol ?? atolOthers, atolOthers, derived };
+}
 
 export const descriptor: SolverDescriptor<typeof input> = {
   name: 'ode',
@@ -152,7 +164,9 @@ export function compileProblem(states: string[], exprs: string[], params: Record
   };
 }
 
-export const run: SolverRun<OdeInput> = (inp, ctx): SolverOutput => {
+export const run: SolverRun<OdeInput> = (given, ctx): SolverOutput => {
+  const tol = defaultTolerances(given);
+  const inp = { ...given, rtol: tol.rtol, atol: tol.atol };
   const states = Object.keys(inp.equations);
   const n = states.length;
   if (n === 0) throw refuse('INVALID_INPUT', 'equations: at least one state is needed');
@@ -199,7 +213,7 @@ export const run: SolverRun<OdeInput> = (inp, ctx): SolverOutput => {
   }
 
   // tolerances
-  const atol = new Float64Array(n).fill(1e-9);
+  const atol = new Float64Array(n).fill(tol.atolOthers);
   if (typeof inp.atol === 'number') atol.fill(inp.atol);
   else {
     for (const [k, v] of Object.entries(inp.atol)) {
@@ -282,6 +296,8 @@ export const run: SolverRun<OdeInput> = (inp, ctx): SolverOutput => {
     invariantDrift,
     resolve: { rtol: inp.rtol / 100, atolFactor: 0.01, method: tight.method, stats: statsOf(tight) },
     states,
+    // the tolerances a tighter bound chose (the caller left rtol out)
+    ...(tol.derived ? { tolerances: { rtol: tol.rtol, atol: tol.atol, followsBoundPct: inp.boundPct } } : {}),
   };
   return {
     value: main.yEnd[0],
@@ -295,8 +311,39 @@ export const run: SolverRun<OdeInput> = (inp, ctx): SolverOutput => {
     }),
     series: { t, ...y },
     method: main.method,
+    ...(errorPct > inp.boundPct ? retryOde(inp, errorPct, main.method, main.stats.steps) : {}),
   };
 };
+
+// ---------------------------------------------------------------------------------------------
+// Refusals that say how to succeed (issue 29). For a method of order p with tolerance-proportional
+// step control, the global error scales like rtol^(p/(p+1)) (Hairer, Nørsett & Wanner I, §II.4);
+// the accepted steps like rtol^(−1/(p+1)). Scaling atol with rtol keeps the estimate's scale
+// max(|y_i|, atol_i/rtol) unchanged, so the predicted estimate is errorPct·(rtol'/rtol)^(p/(p+1)).
+// The orders are taken low (Radau's stage order, BDF's low orders on a rough start) so the
+// prediction errs on the safe side; it aims at a quarter of the bound.
+
+/** the order p of the error model, low side */
+const ODE_ORDER: Record<string, number> = { RK45: 4, DOP853: 7, Radau: 3, BDF: 2 };
+const ODE_TARGET = 0.25;
+
+function retryOde(inp: OdeInput & { rtol: number; atol: number | Record<string, number> }, errorPct: number, method: string, steps: number): { retryWith: NonNullable<SolverOutput['retryWith']> } | Record<string, never> {
+  if (!Number.isFinite(errorPct) || errorPct <= 0) return {};
+  const p = ODE_ORDER[method] ?? 2;
+  let factor = Math.pow((ODE_TARGET * inp.boundPct) / errorPct, (p + 1) / p);
+  let rtol = inp.rtol * factor;
+  if (rtol < 1e-12) { rtol = 1e-12; factor = rtol / inp.rtol; }
+  const predictedErrorPct = errorPct * Math.pow(factor, p / (p + 1));
+  if (!(predictedErrorPct < inp.boundPct) || factor >= 1) return {};
+  const atol = typeof inp.atol === 'number' ? inp.atol * factor : Object.fromEntries(Object.entries(inp.atol).map(([k, v]) => [k, v * factor]));
+  const inputs: Record<string, unknown> = { rtol: Number(rtol.toPrecision(3)), atol: typeof atol === 'number' ? Number(atol.toPrecision(3)) : atol };
+  if (typeof atol !== 'number') for (const k of Object.keys(atol)) (atol as Record<string, number>)[k] = Number((atol as Record<string, number>)[k].toPrecision(3));
+  // rounding to 3 digits may only tighten: round down
+  if ((inputs.rtol as number) > rtol) inputs.rtol = Number((rtol * 0.999).toPrecision(3));
+  const predictedSteps = Math.ceil(Math.max(1, steps) * Math.pow(1 / factor, 1 / (p + 1)));
+  if (2 * predictedSteps > inp.maxSteps) inputs.maxSteps = Math.min(1_000_000, 2 * predictedSteps);
+  return { retryWith: { inputs, predictedErrorPct, predictedCost: { steps: predictedSteps, relativeToThisRun: predictedSteps / Math.max(1, steps) } } };
+}
 
 /** The parameters that none of `exprs` reads (an expression that does not parse is left to the
  * compiler, which names it). */

@@ -247,6 +247,30 @@ export function startPoint(fn: Fn, d: number, start: number | undefined, seed: n
   return x;
 }
 
+const DEFAULT_MAX_ITER = 10_000;
+/** a simplex that stopped with a gradient above this (max-norm) is not at a minimum */
+const POLISH_GTOL_TRIGGER = 1e-6;
+/** the hop of basin hopping: uniform in ±10 % of the random start's box [−5.12, 5.12] per coordinate */
+const HOP = 1.024;
+
+/** Monotonic basin hopping: from the best point, a random hop and a fresh simplex; the hop's end is
+ * kept when it is lower. 50·d hops, at most 20× the iteration budget in all. */
+function basinHop(fn: Fn, first: MinimizeResult, d: number, maxIter: number, seed: number, local: (x0: Float64Array) => MinimizeResult, patience = Infinity): { res: MinimizeResult; hops: { tried: number; accepted: number } } {
+  const rng = createRng((seed ^ 0x9e3779b9) >>> 0);
+  let best = first;
+  let iterations = first.iterations, evaluations = first.evaluations, tried = 0, accepted = 0;
+  const x = new Float64Array(d);
+  const history = [...first.history];
+  let since = 0;
+  while (tried < 50 * d && iterations < 20 * maxIter && since < patience) {
+    for (let k = 0; k < d; k++) x[k] = best.x[k] + HOP * (2 * rng.next() - 1);
+    const r = local(x);
+    tried++; iterations += r.iterations; evaluations += r.evaluations;
+    if (r.f < best.f - 1e-12 * (1 + Math.abs(best.f))) { best = r; accepted++; history.push(r.f); since = 0; } else since++;
+  }
+  return { res: { ...best, iterations, evaluations, history, message: `${best.message ?? ''} (best of ${tried} basin hops, ${accepted} accepted)` }, hops: { tried, accepted } };
+}
+
 /** The named-function mode (the seed's behaviour, unchanged). */
 function runNamed(input: any, ctx: SolverContext): SolverOutput {
   const fn: Fn = input.fn ?? 'rosenbrock';
@@ -260,9 +284,45 @@ function runNamed(input: any, ctx: SolverContext): SolverOutput {
   }
   const seed: number = input.seed ?? ctx.seed;
   const x0 = startPoint(fn, d, input.start, seed);
-  const res = method === 'gradient'
+  let res = method === 'gradient'
     ? gradientDescent(fn, x0, input.maxIter, ctx.progress)
     : nelderMead((x) => evaluate(fn, x), x0, input.maxIter, ctx.progress);
+  // defaults that succeed (issue 29), with the method left out and the simplex stopped before its
+  // budget (so a longer budget retraces the same path, see run): a simplex that stopped where the
+  // gradient is not zero (Nelder-Mead stalls on Rosenbrock past a few dimensions, on a sphere in
+  // 26) is finished by BFGS with the analytic gradient; Rastrigin from a random start goes on by
+  // monotonic basin hopping (Leary, J. Global Optim. 18, 367, 2000) to leave its local minimum
+  let usedMethod: string = method;
+  let hops: { tried: number; accepted: number } | undefined;
+  // (a simplex that used its whole budget is finished by BFGS only at the default budget, so a
+  // budget the caller set keeps the path its retryWith retraces)
+  if (input.method === undefined && (res.iterations < input.maxIter || input.maxIter === DEFAULT_MAX_ITER)) {
+    if (fn === 'rastrigin' && input.start === undefined && res.iterations < input.maxIter) {
+      const h = basinHop(fn, res, d, input.maxIter, seed, (x0) => nelderMead((y) => evaluate(fn, y), x0, input.maxIter));
+      res = h.res; hops = h.hops; usedMethod = 'basin-hopping+nelder-mead';
+    }
+    const g = new Float64Array(d);
+    gradient(fn, res.x, g);
+    let gmax = 0;
+    for (let k = 0; k < d; k++) gmax = Math.max(gmax, Math.abs(g[k]));
+    if (gmax > POLISH_GTOL_TRIGGER) {
+      const local = (x0: Float64Array): MinimizeResult => {
+        const b = bfgs({ n: d, f: (x) => evaluate(fn, x), grad: (x, gg) => gradient(fn, x, gg) }, x0, { gtol: 1e-10, maxIter: input.maxIter });
+        return { x: b.x, f: b.f, iterations: b.iterations, evaluations: b.iterations, converged: b.converged, history: b.history, message: b.message, steps: {} };
+      };
+      const b = local(res.x);
+      if (b.f <= res.f) {
+        res = { x: b.x, f: b.f, iterations: res.iterations + b.iterations, evaluations: res.evaluations, converged: b.converged, history: [...res.history, ...b.history.slice(1)], steps: res.steps, message: `${res.message ?? ''}; then BFGS from the simplex's end (|∇f|∞ was ${gmax.toExponential(2)}): ${b.message}` };
+        usedMethod = `${usedMethod}+bfgs`;
+        // Rosenbrock has a second minimum near (−1, 1, …, 1) from 4 dimensions on: basin hopping
+        // with BFGS goes on from wherever BFGS ended
+        if (d >= 4) {
+          const h = basinHop(fn, res, d, input.maxIter, seed, local, 10);
+          res = { ...h.res, steps: res.steps }; hops = h.hops; usedMethod = `${usedMethod}+basin-hopping`;
+        }
+      }
+    }
+  }
   const opt = optimum(fn, d);
   let dist2 = 0, norm2 = 0;
   for (let k = 0; k < d; k++) { dist2 += (res.x[k] - opt.x[k]) ** 2; norm2 += opt.x[k] ** 2; }
@@ -286,6 +346,8 @@ function runNamed(input: any, ctx: SolverContext): SolverOutput {
       converged: res.converged,
       ...(res.message ? { message: res.message } : {}),
       steps: res.steps,
+      ...(usedMethod !== method ? { methodUsed: usedMethod } : {}),
+      ...(hops ? { basinHops: hops } : {}),
     },
     precision: {
       errorPct,
@@ -434,4 +496,28 @@ function runObjective(input: any, ctx: SolverContext): SolverOutput {
   };
 }
 
-export const run: SolverRun = (input, ctx) => (input.objective !== undefined ? runObjective(input, ctx) : runNamed(input, ctx));
+const runOnce = (input: any, ctx: SolverContext): SolverOutput => (input.objective !== undefined ? runObjective(input, ctx) : runNamed(input, ctx));
+
+// Refusals that say how to succeed (issue 29). Every method here is deterministic and its path does
+// not depend on maxIter (the limit only stops it), so when a run is refused because it used its whole
+// iteration budget, the method is continued, without a report, up to the schema's limit (at most
+// 100× the budget): if its own check (the certificate, or the distance to the known optimum) then
+// meets the bound, the advice is the iteration count at which it did: calling again with that
+// maxIter retraces the same path and is sealed with exactly the predicted error. A run that stopped
+// before its budget (a simplex collapsed in a local minimum, a line search at rounding level) gets
+// no advice: more iterations would not change it.
+const MAX_ITER = 200_000;
+export const run: SolverRun = (input, ctx) => {
+  const out = runOnce(input, ctx);
+  const used = (out.result.nit ?? out.result.iterations) as number;
+  if (out.precision.withinBound || used < input.maxIter || input.maxIter >= MAX_ITER) return out;
+  const longer = runOnce({ ...input, maxIter: Math.min(MAX_ITER, 100 * input.maxIter) }, { ...ctx, progress: () => {} });
+  const needed = (longer.result.nit ?? longer.result.iterations) as number;
+  if (!longer.precision.withinBound) return out;
+  // the random start of sphere and rastrigin is drawn with a seed derived from the input (maxIter
+  // included): the advice names that seed, so the call again starts where this one did
+  const inputs: Record<string, number> = { maxIter: needed };
+  const fn = input.fn ?? 'rosenbrock';
+  if (input.objective === undefined && (fn === 'sphere' || fn === 'rastrigin') && input.start === undefined && input.seed === undefined) inputs.seed = ctx.seed;
+  return { ...out, retryWith: { inputs, predictedErrorPct: longer.precision.errorPct, predictedCost: { iterations: needed, relativeToThisRun: needed / Math.max(1, used) } } };
+};

@@ -15,7 +15,7 @@
 //   delta Φ(d1) (call), Φ(d1) − 1 (put). The Monte Carlo error is statistical, so the promised
 //   bound is three standard errors (boundPct = 3·stdErr/price in percent, never below 0.1 %).
 import { z } from 'zod';
-import type { SolverDescriptor, SolverRun } from './types.ts';
+import type { SolverDescriptor, SolverOutput, SolverRun } from './types.ts';
 import { normalCdf } from './lib/special.ts';
 import { FastRng } from './lib/rng.ts';
 import { precisionOf } from './lib/precision.ts';
@@ -110,6 +110,29 @@ function accumulatePut(z: Float64Array, n: number, p: Float64Array, acc: Float64
   acc[0] += sx; acc[1] += sxx; acc[2] += sd; acc[3] += sdd;
 }
 
+// Importance sampling where plain sampling cannot be trusted (issue 29: defaults that succeed).
+// With z_K the strike's level of Z (S_T > K ⇔ Z > z_K), the plain estimator's relative second
+// moment E[payoff²]/E[payoff]² is known in closed form (lognormal moments over a half-line,
+// E[e^{n·vol·Z}·1{Z > z_K}] = e^{n²vol²/2}·Φ(n·vol − z_K)). Past RATIO_MAX the sample's standard
+// error is itself unreliable: deep out of the money almost no path pays (the estimate and its
+// error are both 0), and at a large σ√T the payoff's tail is carried by paths a run rarely draws.
+// Such problems draw Z = μ + Y instead, Y ~ N(0, 1) in antithetic pairs, each payoff weighted by
+// the likelihood ratio φ(Z)/φ(Z − μ) = exp(−μZ + μ²/2) (Glasserman §4.6): a call takes μ = max(z_K,
+// vol) (samples around the strike; at μ = vol the weighted S_T is the constant S0·e^{rT}, the
+// share measure), a put μ = min(z_K, 0). Everything else keeps plain sampling, bit for bit.
+const RATIO_MAX = 1000;
+
+function plainMomentRatio(isCall: boolean, S0: number, K: number, drift: number, vol: number): number {
+  const zK = (Math.log(K / S0) - drift) / vol;
+  const A = S0 * Math.exp(drift);
+  // E[payoff] and E[payoff²], undiscounted, over the exercise half-line
+  const m1 = isCall ? A * Math.exp(vol * vol / 2) * normalCdf(vol - zK) - K * normalCdf(-zK)
+    : K * normalCdf(zK) - A * Math.exp(vol * vol / 2) * normalCdf(zK - vol);
+  const m2 = isCall ? A * A * Math.exp(2 * vol * vol) * normalCdf(2 * vol - zK) - 2 * K * A * Math.exp(vol * vol / 2) * normalCdf(vol - zK) + K * K * normalCdf(-zK)
+    : K * K * normalCdf(zK) - 2 * K * A * Math.exp(vol * vol / 2) * normalCdf(zK - vol) + A * A * Math.exp(2 * vol * vol) * normalCdf(zK - 2 * vol);
+  return m1 > 0 ? m2 / (m1 * m1) : Infinity;
+}
+
 export const run: SolverRun = (input, ctx) => {
   const type: 'call' | 'put' = input.type;
   const { S0, K, r, sigma, T } = input as { S0: number; K: number; r: number; sigma: number; T: number };
@@ -119,6 +142,8 @@ export const run: SolverRun = (input, ctx) => {
   const vol = sigma * Math.sqrt(T);
   const disc = Math.exp(-r * T);
   const isCall = type === 'call';
+  const ratio = plainMomentRatio(isCall, S0, K, drift, vol);
+  if (!(ratio <= RATIO_MAX)) return importanceSampled(input, ctx, { type, S0, K, r, sigma, T, pairs, rng, drift, vol, disc, isCall, ratio });
   // S0·e^{drift − vol·z} = S0²·e^{2·drift} / (S0·e^{drift + vol·z}): one exp per pair
   const mirror = S0 * S0 * Math.exp(2 * drift);
   const halfDisc = 0.5 * disc, halfDiscOverS0 = (0.5 * disc) / S0;
@@ -156,7 +181,9 @@ export const run: SolverRun = (input, ctx) => {
   const boundPct = Math.min(1e6, Math.max(0.1, (300 * stdErr) / scale));
   const zScore = stdErr > 0 ? (mean - bs.price) / stdErr : 0;
   ctx.progress(1);
+  const within = errorPct <= boundPct && diff <= Math.max(3 * stdErr, 1e-12 * scale);
   return {
+    ...(within ? {} : retryQuant(2 * pairs, (100 * stdErr) / scale)),
     value: mean,
     result: {
       type,
@@ -180,3 +207,81 @@ export const run: SolverRun = (input, ctx) => {
     }),
   };
 };
+
+function importanceSampled(input: Record<string, any>, ctx: Parameters<SolverRun>[1], c: {
+  type: 'call' | 'put'; S0: number; K: number; r: number; sigma: number; T: number; pairs: number; rng: FastRng; drift: number; vol: number; disc: number; isCall: boolean; ratio: number;
+}): SolverOutput {
+  const { type, S0, K, r, sigma, T, pairs, rng, drift, vol, disc, isCall } = c;
+  const zK = (Math.log(K / S0) - drift) / vol;
+  const mu = isCall ? Math.max(zK, vol) : Math.min(zK, 0);
+  const z = new Float64Array(BLOCK);
+  const one = (zz: number): [number, number] => {
+    const w = Math.exp(-mu * zz + 0.5 * mu * mu);
+    const ST = S0 * Math.exp(drift + vol * zz);
+    const itm = isCall ? ST > K : ST < K;
+    if (!itm) return [0, 0];
+    return [disc * (isCall ? ST - K : K - ST) * w, (isCall ? 1 : -1) * disc * (ST / S0) * w];
+  };
+  let shX = 0, shD = 0, sx = 0, sxx = 0, sd = 0, sdd = 0;
+  for (let i0 = 0; i0 < pairs; i0 += BLOCK) {
+    const n = Math.min(BLOCK, pairs - i0);
+    rng.fillNormals(z, n);
+    for (let j = 0; j < n; j++) {
+      const [xa, da] = one(mu + z[j]);
+      const [xb, db] = one(mu - z[j]);
+      let x = 0.5 * (xa + xb), d = 0.5 * (da + db);
+      if (i0 === 0 && j === 0) { shX = x; shD = d; }
+      x -= shX; d -= shD;
+      sx += x; sxx += x * x; sd += d; sdd += d * d;
+    }
+    ctx.progress(Math.min(1, (i0 + n) / pairs));
+  }
+  const mean = shX + sx / pairs;
+  const dMean = shD + sd / pairs;
+  const variance = pairs > 1 ? Math.max(0, (sxx - (sx * sx) / pairs) / (pairs - 1)) : 0;
+  const stdErr = Math.sqrt(variance / pairs);
+  const deltaStdErr = pairs > 1 ? Math.sqrt(Math.max(0, (sdd - (sd * sd) / pairs) / (pairs - 1)) / pairs) : 0;
+  const bs = blackScholes(type, S0, K, r, sigma, T);
+  const diff = Math.abs(mean - bs.price);
+  const scale = Math.max(Math.abs(bs.price), 1e-300);
+  const errorPct = bs.price === 0 && mean === 0 ? 0 : Math.min(1e6, (100 * diff) / scale);
+  const boundPct = Math.min(1e6, Math.max(0.1, (300 * stdErr) / scale));
+  const within = errorPct <= boundPct && diff <= Math.max(3 * stdErr, 1e-12 * scale);
+  ctx.progress(1);
+  return {
+    ...(within ? {} : retryQuant(2 * pairs, (100 * stdErr) / scale)),
+    value: mean,
+    result: {
+      type, price: mean, stdErr, delta: dMean, deltaStdErr, paths: 2 * pairs, pairs,
+      blackScholes: bs.price, blackScholesDelta: bs.delta, zScore: stdErr > 0 ? (mean - bs.price) / stdErr : 0, antithetic: true,
+      importanceSampling: { shift: mu, plainMomentRatio: Number.isFinite(c.ratio) ? c.ratio : null, why: 'plain sampling\'s relative second moment E[payoff²]/E[payoff]² exceeds ' + RATIO_MAX + ': its standard error would not be reliable' },
+    },
+    precision: precisionOf({
+      errorPct,
+      boundPct,
+      reference: 'Black-Scholes closed form (bound: 3 Monte Carlo standard errors; importance sampled, Z shifted by ' + Number(mu.toPrecision(4)) + ')',
+      referenceValue: bs.price,
+      alsoHolds: diff <= Math.max(3 * stdErr, 1e-12 * scale),
+    }),
+    method: 'monte-carlo-importance-sampling',
+  };
+}
+
+// Refusals that say how to succeed (issue 29). The Monte Carlo standard error falls like
+// 1/√paths (Glasserman §1.1.3). A refusal is a draw more than three standard errors (and 0.1 %)
+// from Black-Scholes; the advice is the paths at which the 0.1 % floor of the bound is four
+// standard errors (so a fresh draw passes unless it lands beyond 4σ, odds about 6e-5), at least 4×
+// this run's, at most the schema's 2,000,000 (where the bound is again three standard errors).
+const MAX_PATHS = 2_000_000;
+function retryQuant(paths: number, stdErrPct: number): { retryWith: NonNullable<SolverOutput['retryWith']> } | Record<string, never> {
+  if (paths >= MAX_PATHS) return {};
+  // no spread to scale from (one pair, or no path paid): the default count
+  if (!(stdErrPct > 0)) {
+    const next = Math.min(MAX_PATHS, Math.max(4 * paths, 100_000));
+    return { retryWith: { inputs: { paths: next }, predictedCost: { paths: next, relativeToThisRun: next / paths } } };
+  }
+  const wanted = paths * (stdErrPct / (0.1 / 4)) ** 2;
+  const next = Math.min(MAX_PATHS, 2 * Math.ceil(Math.max(4 * paths, wanted) / 2));
+  const predictedErrorPct = stdErrPct * Math.sqrt(paths / next);
+  return { retryWith: { inputs: { paths: next }, predictedErrorPct, predictedCost: { paths: next, relativeToThisRun: next / paths } } };
+}

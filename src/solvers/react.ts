@@ -29,7 +29,7 @@ const FITZHUGH_NAGUMO = { epsilon: 0.08, a: 0.7, b: 0.8, I: 0 };
 
 const input = z.strictObject({
   model: z.enum(['gray-scott', 'fitzhugh-nagumo']).default('gray-scott').describe('gray-scott (default; F, k) or fitzhugh-nagumo (epsilon, a, b, I)'),
-  N: z.number().int().min(16).max(400).default(128).describe('grid cells per side (periodic)'),
+  N: z.number().int().min(16).max(400).optional().describe('grid cells per side (periodic); default 128, or, when Du or Dv is so large that the stable step on 128 cells leaves a run too short to check (t = steps·dt under 0.002), the finest grid whose stable step gives t ≥ 0.004 (at least 16)'),
   steps: z.number().int().min(1).max(100000).default(1000).describe('time steps'),
   dt: z.number().positive().max(100).optional().describe('time step; default 1 (gray-scott) or 0.05 (fitzhugh-nagumo), lowered to keep D*dt/dx^2 at 0.2 on fine grids'),
   Du: z.number().min(0).max(1e3).optional().describe('diffusivity of u; default 2e-5 (gray-scott) or 1 (fitzhugh-nagumo)'),
@@ -43,7 +43,7 @@ const input = z.strictObject({
 }).superRefine((v, ctx) => {
   const [other, owner] = v.model === 'gray-scott' ? [['epsilon', 'a', 'b', 'I'] as const, 'fitzhugh-nagumo'] : [['F', 'k'] as const, 'gray-scott'];
   for (const k of sent(v, other)) noEffect(ctx, k, `with model '${v.model}': it is a ${owner} parameter`);
-}).overwrite(withDefaults((v) => (v.model === 'gray-scott' ? GRAY_SCOTT : FITZHUGH_NAGUMO)));
+}).overwrite(withDefaults((v) => ({ ...(v.model === 'gray-scott' ? GRAY_SCOTT : FITZHUGH_NAGUMO), N: defaultN(v, v.model === 'gray-scott') })));
 
 export type ReactInput = z.infer<typeof input>;
 
@@ -155,9 +155,26 @@ function total(f: Float64Array): number {
 /** The most work a single run may do, N²·steps (roughly 10-20 s of one core at the top). */
 export const REACT_WORK_LIMIT = 6.4e8;
 
+// The check's rounding floor (issue 29). The mass balance compares the change of total u with the
+// time-integrated reaction term; each step adds dt·R_u to u ≈ 1, and the part of it below u's
+// rounding is lost, so over a run of length t = steps·dt the check cannot resolve better than about
+// 1e-9/t % (measured with Gray-Scott: t = 1e-6, 6e-4 to 1e-3 %; t = 1e-4, 7e-6 %; t = 0.01, 1e-7 %),
+// whatever the step count. The bound is 1e-6 %: a run shorter than 0.001 cannot be certified.
+const DEFAULT_N = 128;
+/** below this default horizon the default grid is coarsened (the floor would be past half the bound) */
+const T_SWITCH = 2e-3;
+/** the horizon a coarsened default grid aims at (the floor at a quarter of the bound) */
+const T_AIM = 4e-3;
+
+/** the default step of a grid: the model's usual step, lowered to keep D·dt/dx² at 0.2 */
+const defaultDt = (gray: boolean, dx: number, Dmax: number) => Math.min(gray ? 1 : 0.05, Dmax > 0 ? 0.2 * dx * dx / Dmax : Infinity);
+
 export const run: SolverRun<ReactInput> = (inp, ctx): SolverOutput => {
   const gray = inp.model === 'gray-scott';
-  const { N, steps } = inp;
+  const { steps } = inp;
+  // the parsed input carries the grid (the default is filled in by the schema, so the receipt's
+  // input lists the grid used, and the seed derived from it is the same as before)
+  const N = inp.N ?? defaultN(inp, gray);
   if (N * N * steps > REACT_WORK_LIMIT) {
     throw refuse('INVALID_INPUT', `N^2*steps = ${N * N * steps} exceeds the work limit ${REACT_WORK_LIMIT}; lower N or steps`,
       { field: 'steps', max: Math.floor(REACT_WORK_LIMIT / (N * N)) });
@@ -169,7 +186,7 @@ export const run: SolverRun<ReactInput> = (inp, ctx): SolverOutput => {
   const Dmax = Math.max(Du, Dv);
   // default dt: the model's usual step (Pearson's 1 for Gray-Scott), reduced on fine grids to keep
   // D·dt/dx² at 0.2
-  const dt = inp.dt ?? Math.min(gray ? 1 : 0.05, Dmax > 0 ? 0.2 * dx * dx / Dmax : Infinity);
+  const dt = inp.dt ?? defaultDt(gray, dx, Dmax);
   const number = Dmax * dt / (dx * dx);
   const stability: Stability = { number, limit: 0.25, stable: number <= 0.25, name: 'max(Du,Dv)*dt/dx^2' };
   if (number > 0.25) {
@@ -246,6 +263,17 @@ export const run: SolverRun<ReactInput> = (inp, ctx): SolverOutput => {
   const scale = Math.max(reactionAbs, Math.abs(change), 1e-300);
   const errorPct = (mismatch / scale) * 100;
   const boundPct = 1e-6;
+  // a step the caller set so short that the run's horizon is below the check's rounding floor
+  // (∝ 1/t): the step that lengthens the run to where the floor is a quarter of the bound, within
+  // the stability limit and the model's usual step. This lengthens the horizon: a shorter one
+  // cannot be checked to the bound at all (docs/defaults.md)
+  const retry = errorPct > boundPct && inp.dt !== undefined ? (() => {
+    const dtMax = defaultDt(gray, dx, Dmax);
+    let dt2 = Number((dt * errorPct / (0.25 * boundPct) * 1.001).toPrecision(3));
+    if (dt2 > dtMax) dt2 = dtMax;
+    const predictedErrorPct = errorPct * dt / dt2;
+    return dt2 > dt && predictedErrorPct < boundPct ? { retryWith: { inputs: { dt: dt2 }, predictedErrorPct, predictedCost: { cellSteps: n * steps, relativeToThisRun: 1 } } } : {};
+  })() : {};
   let vSum = 0, uMin = Infinity, uMax = -Infinity;
   for (let p = 0; p < n; p++) { vSum += v[p]; if (u[p] < uMin) uMin = u[p]; if (u[p] > uMax) uMax = u[p]; }
   return {
@@ -276,8 +304,20 @@ export const run: SolverRun<ReactInput> = (inp, ctx): SolverOutput => {
     series: { t: ts, meanU: means },
     stability,
     method: gray ? 'gray-scott-ftcs' : 'fitzhugh-nagumo-ftcs',
+    ...retry,
   };
 };
+
+/** 128 cells, unless a large Du or Dv makes the stable step on them leave a run shorter than
+ * T_SWITCH (given steps and dt): then the finest grid whose stable step reaches T_AIM, at least 16 */
+function defaultN(inp: { dt?: number; Du?: number; Dv?: number; steps: number }, gray: boolean): number {
+  if (inp.dt !== undefined) return DEFAULT_N;
+  const L = gray ? 2.5 : 200;
+  const Dmax = Math.max(inp.Du ?? (gray ? 2e-5 : 1), inp.Dv ?? (gray ? 1e-5 : 0));
+  if (defaultDt(gray, L / DEFAULT_N, Dmax) * inp.steps >= T_SWITCH) return DEFAULT_N;
+  for (let N = DEFAULT_N; N > 16; N--) if (defaultDt(gray, L / N, Dmax) * inp.steps >= T_AIM) return N;
+  return 16;
+}
 
 /** The one-step kernel, for tests that check the stencil on exact discrete eigenmodes. */
 export const internals = { reactStep };

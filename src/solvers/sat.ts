@@ -18,20 +18,23 @@
 // n <= 20 every answer is also checked by brute force over all 2^n assignments (which also counts
 // the models). There is no stability condition: DPLL is exact and always terminates.
 //
-// Given problem (cnf or clauses; issue 22): parsed by lib/dimacs.ts, decided by lib/cdcl.ts
-// (conflict-driven clause learning, the default) or lib/dpll.ts. The certificate is checked
+// Given problem (cnf or clauses; issue 22): parsed by lib/dimacs.ts, decided by lib/sat/solve.ts
+// (bounded variable elimination, lib/sat/elim.ts, then conflict-driven clause learning,
+// lib/cdcl.ts, with learnt-clause tiers, focused/stable modes, target phases, rephasing and
+// vivification; the default) or lib/dpll.ts. The certificate is checked
 // before returning: a model against every clause of the input, an UNSAT answer's DRAT proof by
 // lib/drat-check.ts, a backward RUP/RAT checker that shares no code with the solvers. The proof
 // text leaves as the output's `drat` attachment; the result carries its SHA-256 and size.
 // `value` stays `decisions` (the descriptor's one unit); the verdict is `result.status`.
+import { isMainThread } from 'node:worker_threads';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { SolverDescriptor, SolverRun, SolverContext, SolverOutput } from './types.ts';
 import { createRng } from './lib/rng.ts';
 import { refuse } from '../core/errors.ts';
 import { precisionOf } from './lib/precision.ts';
-import { parseDimacs, cnfFromClauses, CNF_LIMITS, type Cnf } from './lib/dimacs.ts';
-import { solveCdcl } from './lib/cdcl.ts';
+import { parseDimacs, cnfFromClauses, CNF_LIMITS, CLAUSES_LIMITS, type Cnf } from './lib/dimacs.ts';
+import { solveSat } from './lib/sat/solve.ts';
 import { solveDpll } from './lib/dpll.ts';
 import { dratText } from './lib/drat-text.ts';
 import { checkDrat } from './lib/drat-check.ts';
@@ -42,7 +45,7 @@ export const MAX_PROOF_BYTES = 64 * 1024 * 1024;
 
 // (0 is refused in the object's refinement, one loop over all literals: a per-literal zod refine
 // costs ~0.5 µs each on the event loop)
-const literal = z.number().int().min(-CNF_LIMITS.maxVars).max(CNF_LIMITS.maxVars);
+const literal = z.number().int().min(-CLAUSES_LIMITS.maxVars).max(CLAUSES_LIMITS.maxVars);
 
 export const descriptor: SolverDescriptor = {
   name: 'sat',
@@ -56,9 +59,9 @@ export const descriptor: SolverDescriptor = {
   bodyLimit: 11 * 1024 * 1024,
   summary: 'Decides a boolean formula in CNF. Give `cnf` (DIMACS text) or `clauses` (signed-integer arrays) and a CDCL solver answers SAT with a model checked against every clause, or UNSAT with a DRAT proof checked by an independent backward checker (proof served as an attachment, its SHA-256 in the result). Without them, generates a random 3-SAT instance (n variables, m = alpha·n clauses) and decides it by DPLL.',
   input: z.strictObject({
-    cnf: z.string().max(CNF_LIMITS.maxTextBytes).optional().meta({ examples: ['c unsatisfiable: every assignment of x1, x2 falsifies one clause\np cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n', 'p cnf 3 2\n1 -3 0\n2 3 -1 0\n'] }).describe('the problem as DIMACS CNF text: comment lines `c …`, a header `p cnf <variables> <clauses>`, then the clauses as signed variable numbers each ended by 0 (a SATLIB `%` line ends the formula); up to 8 MiB, 100,000 variables, 1,000,000 clauses. Malformed text is a 400 naming the line (counted from 1, comments included). Not with clauses, n, alpha or m.'),
-    clauses: z.array(z.array(literal)).max(CNF_LIMITS.maxClauses).optional().meta({ examples: [[[1, -2], [2, 3], [-1, -3]]] }).describe('the problem as clauses, each an array of nonzero signed variable numbers ([[1, -2], [2, 3]] is (x1 ∨ ¬x2) ∧ (x2 ∨ x3)); up to 1,000,000 clauses over variables 1 to 100,000. Not with cnf, n, alpha or m.'),
-    vars: z.number().int().min(1).max(CNF_LIMITS.maxVars).optional().describe('number of variables for `clauses` (default: the largest variable used; more adds free variables to the model). Only with clauses.'),
+    cnf: z.string().max(CNF_LIMITS.maxTextBytes).optional().meta({ examples: ['c unsatisfiable: every assignment of x1, x2 falsifies one clause\np cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n', 'p cnf 3 2\n1 -3 0\n2 3 -1 0\n'] }).describe('the problem as DIMACS CNF text: comment lines `c …`, a header `p cnf <variables> <clauses>`, then the clauses as signed variable numbers each ended by 0 (a SATLIB `%` line ends the formula); up to 8 MiB inline (a CNF handed over as bytes from a blob may be larger), 10,000,000 variables, 50,000,000 clauses. Malformed text is a 400 naming the line (counted from 1, comments included). Not with clauses, n, alpha or m.'),
+    clauses: z.array(z.array(literal)).max(CLAUSES_LIMITS.maxClauses).optional().meta({ examples: [[[1, -2], [2, 3], [-1, -3]]] }).describe('the problem as clauses, each an array of nonzero signed variable numbers ([[1, -2], [2, 3]] is (x1 ∨ ¬x2) ∧ (x2 ∨ x3)); up to 1,000,000 clauses over variables 1 to 100,000. Not with cnf, n, alpha or m.'),
+    vars: z.number().int().min(1).max(CLAUSES_LIMITS.maxVars).optional().describe('number of variables for `clauses` (default: the largest variable used; more adds free variables to the model). Only with clauses.'),
     method: z.enum(['cdcl', 'dpll']).optional().describe("'cdcl' (conflict-driven clause learning; default for a given problem) or 'dpll' (default for the built-in random instance)"),
     n: z.number().int().min(3).max(120).optional().describe('built-in random 3-SAT: variables (3 to 120, default 50); not with cnf or clauses'),
     alpha: z.number().finite().gt(0).max(15).optional().describe('built-in random 3-SAT: clause-to-variable ratio (default 4.26; ignored when m is given); not with cnf or clauses'),
@@ -74,7 +77,8 @@ export const descriptor: SolverDescriptor = {
         if (v[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: `${k} sets up the built-in random instance; it has no effect with ${given}` });
       }
     }
-    if (v.clauses !== undefined) {
+    // (clauses given as a blob reference are checked the same way once read: src/ops/files.ts)
+    if (Array.isArray(v.clauses)) {
       let zero: number[] | null = null;
       for (let i = 0; i < v.clauses.length && !zero; i++) {
         const c = v.clauses[i];
@@ -85,7 +89,7 @@ export const descriptor: SolverDescriptor = {
     if (v.vars !== undefined) {
       if (v.clauses === undefined) {
         ctx.addIssue({ code: 'custom', path: ['vars'], message: v.cnf !== undefined ? "vars applies to clauses only: a cnf's header states its variable count" : 'vars applies to clauses only' });
-      } else {
+      } else if (Array.isArray(v.clauses)) {
         let maxVar = 0;
         for (const c of v.clauses) for (const l of c) { const a = l < 0 ? -l : l; if (a > maxVar) maxVar = a; }
         if (v.vars < maxVar) ctx.addIssue({ code: 'custom', path: ['vars'], message: `vars = ${v.vars} is less than the largest variable used in clauses (${maxVar})` });
@@ -324,10 +328,15 @@ const BRUTE_FORCE_MAX_N = 20;
 
 export const run: SolverRun = (input, ctx) => {
   if (input.cnf !== undefined || input.clauses !== undefined) {
+    // `cnf` is DIMACS text from a request, or its bytes (a Uint8Array) when it came from a blob
+    const p0 = threadCpuMs();
     const cnf: Cnf = input.cnf !== undefined
-      ? parseDimacs(input.cnf)
+      ? parseDimacs(input.cnf as string | Uint8Array)
       : cnfFromClauses(input.clauses, Math.max(input.vars ?? 0, maxVariable(input.clauses)));
-    return solveGiven(cnf, input.method ?? 'cdcl', input.seed ?? ctx.seed, ctx, {});
+    // the text (up to hundreds of MB from a blob) is not needed once read: in a pool worker, whose
+    // input is its own copy, it is let go before the search (elsewhere the caller keeps its input)
+    if (input.cnf !== undefined && !isMainThread) input.cnf = undefined;
+    return solveGiven(cnf, input.method ?? 'cdcl', input.seed ?? ctx.seed, ctx, {}, threadCpuMs() - p0);
   }
   const n: number = input.n ?? BUILTIN_DEFAULTS.n;
   const m: number = input.m ?? Math.max(1, Math.round((input.alpha ?? BUILTIN_DEFAULTS.alpha) * n));
@@ -336,7 +345,7 @@ export const run: SolverRun = (input, ctx) => {
   if (input.method === 'cdcl') {
     // the built-in instance decided by the given-problem path (CDCL with a certificate)
     const clauses = toSigned(inst);
-    return solveGiven(cnfFromClauses(clauses, n), 'cdcl', seed, ctx, { n, m, alpha: m / n, seed, clauses });
+    return solveGiven(cnfFromClauses(clauses, n), 'cdcl', seed, ctx, { n, m, alpha: m / n, seed, clauses }, 0);
   }
   let ticks = 0;
   const res = dpll(inst, () => ctx.progress(Math.min(0.9, 1 - 1 / (1 + ++ticks / 64))));
@@ -403,23 +412,28 @@ function threadCpuMs(): number {
 }
 
 /** Decides a given CNF, checks the certificate (model or DRAT proof) and builds the output. */
-function solveGiven(cnf: Cnf, method: 'cdcl' | 'dpll', seed: number, ctx: SolverContext, extra: Record<string, unknown>): SolverOutput {
+function solveGiven(cnf: Cnf, method: 'cdcl' | 'dpll', seed: number, ctx: SolverContext, extra: Record<string, unknown>, parseMs: number): SolverOutput {
   // progress: the search has no known length; 0 → 0.8 as conflicts (decisions for DPLL) grow,
   // then the certificate check
   const searchProgress = (k: number) => ctx.progress(0.8 * (1 - 1 / (1 + k / 50_000)));
   const cpu0 = threadCpuMs(), t0 = performance.now();
   const r = method === 'cdcl'
-    ? solveCdcl(cnf.vars, cnf.lits, { seed, maxProofBytes: MAX_PROOF_BYTES, progress: searchProgress })
+    ? solveSat(cnf.vars, cnf.lits, { seed, maxProofBytes: MAX_PROOF_BYTES, progress: searchProgress })
     : solveDpll(cnf.vars, cnf.lits, { seed, maxProofBytes: MAX_PROOF_BYTES, progress: searchProgress });
   const solveMs = threadCpuMs() - cpu0, wallMs = performance.now() - t0;
   if (r.status === 'UNKNOWN') throw refuse('PRECISION_REFUSED', 'the CDCL search stopped without an answer', { value: null });
   ctx.progress(0.8);
   const s = r.stats;
-  const stats = { conflicts: s.conflicts, decisions: s.decisions, propagations: s.propagations, restarts: s.restarts, solveMs, wallMs };
-  const base = { ...extra, n: cnf.vars, m: cnf.clauses, method };
+  // timings (thread CPU ms; they differ between runs and are not replayed: src/verify.ts): the
+  // search alone, and apart from it reading the input, writing the proof and checking the certificate
+  const stats: Record<string, number> = { conflicts: s.conflicts, decisions: s.decisions, propagations: s.propagations, restarts: s.restarts, solveMs, wallMs, parseMs, proofMs: 0, checkMs: 0 };
+  const elim = 'elim' in r ? r.elim : null;
+  const base = { ...extra, n: cnf.vars, m: cnf.clauses, method, ...(elim ? { preprocessing: { eliminatedVariables: elim.eliminated, resolvents: elim.resolvents, removedClauses: elim.removed, subsumed: elim.subsumed } } : {}) };
   if (r.status === 'SAT') {
     const model = r.model!;
+    const k0 = threadCpuMs();
     const falsified = falsifiedByModel(cnf, model);
+    stats.checkMs = threadCpuMs() - k0;
     ctx.progress(1);
     return {
       value: s.decisions,
@@ -458,10 +472,14 @@ function solveGiven(cnf: Cnf, method: 'cdcl' | 'dpll', seed: number, ctx: Solver
       }),
     };
   }
+  const w0 = threadCpuMs();
   const text = dratText(r.proof!);
   const sha256 = createHash('sha256').update(text).digest('hex');
+  stats.proofMs = threadCpuMs() - w0;
   let ticks = 0;
+  const k0 = threadCpuMs();
   const check = checkDrat(cnf.vars, cnf.lits, text, { progress: () => ctx.progress(Math.min(0.99, 0.8 + 0.2 * (1 - 1 / (1 + ++ticks / 64)))) });
+  stats.checkMs = threadCpuMs() - k0;
   ctx.progress(1);
   return {
     value: s.decisions,

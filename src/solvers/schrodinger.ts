@@ -49,12 +49,12 @@ export function defaultWidth(potential: 'harmonic' | 'box' | 'finite-well', n: n
 const input = z.strictObject({
   potential: z.enum(['harmonic', 'box', 'finite-well']).default('harmonic').describe('harmonic (default, ω = 1), box (infinite walls) or finite-well (depth V0)'),
   n: z.number().int().min(0).max(200).default(0).describe('level number, 0 = ground state; at most N/20'),
-  N: z.number().int().min(16).max(50000).default(4000).describe('interior grid nodes'),
+  N: z.number().int().min(16).max(50000).optional().describe('interior grid nodes; default 4000, or, when level n needs more, the count the O(h²) error of the 4000-node run predicts meets the bound (at most 50,000)'),
   L: z.number().min(0.01).max(1000).optional()
     .describe('harmonic: domain width (default max(20, 2(√(2n+1) + 8))); box: box width (default 1); finite-well: well width (default 2, widened when a well that narrow holds no level n)'),
   V0: z.number().min(1e-3).max(1e6).optional().describe('finite-well only (a 400 with harmonic or box): well depth (natural units; default 10)'),
 }).superRefine((v, ctx) => {
-  if (v.n > Math.floor(v.N / 20)) {
+  if (v.N !== undefined && v.n > Math.floor(v.N / 20)) {
     ctx.addIssue({ code: 'custom', path: ['n'], message: `n must be at most N/20 = ${Math.floor(v.N / 20)} (at least 10 nodes per half-wavelength); raise N` });
   }
   if (v.potential !== 'finite-well') {
@@ -151,21 +151,15 @@ function buildHamiltonian(potential: SchrodingerInput['potential'], L: number, V
   return { xmin, width, h, d, e };
 }
 
-export const run: SolverRun<SchrodingerInput> = (inp, ctx): SolverOutput => {
-  const { potential, n, N } = inp;
-  const V0 = inp.V0 ?? DEFAULT_V0;
-  const L = inp.L ?? defaultWidth(potential, n, V0);
-  const ref = analyticLevel({ potential, L, V0 }, n);
-  if (!Number.isFinite(ref)) {
-    throw refuse('INVALID_INPUT', `level n = ${n} is not bound in this potential`, { n });
-  }
-  let halfDomain = L / 2;
-  if (potential === 'finite-well') {
-    const kappa = Math.sqrt(2 * Math.max(V0 - ref, 0));
-    const extra = Math.min(Math.max(12 / Math.max(kappa, 1e-12), L), 40 * L);
-    halfDomain = L / 2 + extra;
-  }
-  ctx.progress(0);
+const DEFAULT_N = 4000;
+const MAX_N = 50000;
+const BOUND_PCT = 0.1;
+
+interface LevelRun { value: number; levels: Float64Array | number[]; listed: number; grid: Grid; eCoarse: number; errorPct: number }
+
+/** level n (and those below, listed) on N interior nodes, with the half-grid run for Richardson */
+function solveLevel(potential: SchrodingerInput['potential'], n: number, N: number, L: number, V0: number, ref: number): LevelRun {
+  const halfDomain = domainHalf(potential, L, V0, ref);
   const grid = buildHamiltonian(potential, L, V0, N, halfDomain);
   let listed = Math.min(Math.max(n + 1, 6), N);
   if (potential === 'finite-well') {
@@ -175,16 +169,62 @@ export const run: SolverRun<SchrodingerInput> = (inp, ctx): SolverOutput => {
     listed = Math.max(bound, n + 1);
   }
   const levels = tridiagonalEigenvalues(grid.d, grid.e, 0, listed);
-  ctx.progress(0.7);
   const value = levels[n];
   // a posteriori estimate: the same level on a grid with half the nodes, Richardson for O(h²)
   const coarse = buildHamiltonian(potential, L, V0, Math.floor((N + 1) / 2) - 1, halfDomain);
   const eCoarse = tridiagonalEigenvalues(coarse.d, coarse.e, n, 1)[0];
+  return { value, levels, listed, grid, eCoarse, errorPct: (Math.abs(value - ref) / Math.abs(ref)) * 100 };
+}
+
+/** The kinetic truncation error of the three-point Laplacian, −(h²/24)·⟨p⁴⟩, relative to the level
+ * E_n, in percent: harmonic ⟨p⁴⟩ = (3/4)(2n² + 2n + 1) exactly (the default problem: 1.56e-4 %
+ * predicted and measured); box and finite well p⁴ = (2E)² (kinetic energy E inside the well). */
+function predictedPct(potential: SchrodingerInput['potential'], n: number, h: number, ref: number): number {
+  const p4 = potential === 'harmonic' ? 0.75 * (2 * n * n + 2 * n + 1) : 4 * ref * ref;
+  return 100 * (h * h * p4) / (24 * Math.abs(ref));
+}
+
+/** 4000 nodes where they meet the bound (the same bits as always), else the count predicted to meet
+ * a quarter of it (at most 50,000) */
+function defaultNodes(potential: SchrodingerInput['potential'], n: number, L: number, V0: number, ref: number): number {
+  const width = (N: number) => (potential === 'box' ? L : 2 * domainHalf(potential, L, V0, ref)) / (N + 1);
+  const at = predictedPct(potential, n, width(DEFAULT_N), ref);
+  if (at <= BOUND_PCT) return DEFAULT_N;
+  return Math.min(MAX_N, Math.max(DEFAULT_N, Math.ceil((DEFAULT_N + 1) * Math.sqrt(at / (0.25 * BOUND_PCT)))));
+}
+
+function domainHalf(potential: SchrodingerInput['potential'], L: number, V0: number, ref: number): number {
+  if (potential !== 'finite-well') return L / 2;
+  const kappa = Math.sqrt(2 * Math.max(V0 - ref, 0));
+  return L / 2 + Math.min(Math.max(12 / Math.max(kappa, 1e-12), L), 40 * L);
+}
+
+/** the node count the O(h²) error model predicts meets a quarter of the bound, from a run at N */
+const nodesFor = (N: number, errorPct: number) => Math.ceil((N + 1) * Math.sqrt(errorPct / (0.25 * BOUND_PCT)));
+
+export const run: SolverRun<SchrodingerInput> = (inp, ctx): SolverOutput => {
+  const { potential, n } = inp;
+  const V0 = inp.V0 ?? DEFAULT_V0;
+  const L = inp.L ?? defaultWidth(potential, n, V0);
+  const ref = analyticLevel({ potential, L, V0 }, n);
+  if (!Number.isFinite(ref)) {
+    throw refuse('INVALID_INPUT', `level n = ${n} is not bound in this potential`, { n });
+  }
+  ctx.progress(0);
+  // a grid the caller left out follows the level (issue 29): the kinetic error is O(h²) and grows
+  // with the level's momentum (predictedPct); the default 4000 stays wherever it meets the bound
+  const N = inp.N ?? defaultNodes(potential, n, L, V0, ref);
+  const lr = solveLevel(potential, n, N, L, V0, ref);
+  ctx.progress(0.7);
+  const { value, levels, listed, grid, eCoarse, errorPct } = lr;
   const richardson = value + (value - eCoarse) / 3;
-  const errorPct = (Math.abs(value - ref) / Math.abs(ref)) * 100;
-  const boundPct = 0.1;
+  const boundPct = BOUND_PCT;
   const ns: number[] = [], E: number[] = [], Eref: number[] = [];
   for (let k = 0; k < listed; k++) { ns.push(k); E.push(levels[k]); Eref.push(analyticLevel({ potential, L, V0 }, k)); }
+  // a grid or (harmonic) domain the caller set that cannot meet the bound: the setting that does,
+  // found by running it (a run costs milliseconds): the harmonic domain's default width (walls ≥ 8
+  // units past the turning point) at the same spacing, then the node count the O(h²) model names
+  const retry = errorPct > boundPct ? retrySchrodinger(inp, potential, n, N, L, V0, ref, errorPct) : undefined;
   ctx.progress(1);
   return {
     value,
@@ -212,5 +252,33 @@ export const run: SolverRun<SchrodingerInput> = (inp, ctx): SolverOutput => {
       referenceValue: ref,
     }),
     series: { n: ns, E, Eref },
+    ...(retry ? { retryWith: retry } : {}),
   };
 };
+
+function retrySchrodinger(inp: SchrodingerInput, potential: SchrodingerInput['potential'], n: number, N: number, L: number, V0: number, ref: number, errorPct: number): NonNullable<SolverOutput['retryWith']> | undefined {
+  const tries: { L?: number; N?: number }[] = [];
+  const Ldef = defaultWidth(potential, n, V0);
+  if (potential === 'harmonic' && inp.L !== undefined && L < Ldef) {
+    const Nsame = Math.min(MAX_N, Math.ceil((N + 1) * Ldef / L));
+    tries.push({ L: Ldef }, { L: Ldef, N: Nsame }, { L: Ldef, N: Math.max(DEFAULT_N, N) });
+  }
+  if (inp.N !== undefined || (potential === 'harmonic' && inp.L !== undefined)) {
+    const N2 = Math.min(MAX_N, nodesFor(N, errorPct));
+    if (N2 > N) tries.push({ N: N2 });
+    if (potential === 'harmonic' && inp.L !== undefined && L > Ldef) tries.push({ L: Ldef });
+  }
+  for (const t of tries) {
+    const L2 = t.L ?? L, N2 = t.N ?? N;
+    if (N2 < 20 * n || N2 > MAX_N) continue;
+    const e = solveLevel(potential, n, N2, L2, V0, analyticLevel({ potential, L: L2, V0 }, n)).errorPct;
+    if (e <= 0.5 * BOUND_PCT) {
+      const inputs: Record<string, number> = {};
+      if (t.L !== undefined) inputs.L = Number(t.L.toPrecision(6));
+      if (t.N !== undefined) inputs.N = t.N;
+      if (inputs.L !== undefined && inputs.L !== t.L) continue;
+      return { inputs, predictedErrorPct: e, predictedCost: { nodes: N2, relativeToThisRun: N2 / N } };
+    }
+  }
+  return undefined;
+}

@@ -23,9 +23,9 @@ import { relErrPct, precisionOf } from './lib/precision.ts';
 const input = z.strictObject({
   D: z.number().positive().max(1e6).default(1).describe('diffusivity (m²/s)'),
   r: z.number().positive().max(1e6).default(1).describe('growth rate (1/s)'),
-  L: z.number().positive().min(1e-6).max(1e9).default(200).describe('domain length (m)'),
-  N: z.number().int().min(50).max(20000).default(2000).describe('grid nodes'),
-  tMax: z.number().positive().max(1e9).default(60).describe('simulated time (s)'),
+  L: z.number().positive().min(1e-6).max(1e9).optional().describe('domain length (m); default 200, or 200 decay lengths √(D/r) when 200 m would not let the front be measured within the bound'),
+  N: z.number().int().min(50).max(20000).optional().describe('grid nodes; default 2000, or 10 per decay length √(D/r) (at most 20,000) for a longer domain'),
+  tMax: z.number().positive().max(1e9).optional().describe('simulated time (s); default 60, or 60 growth times 1/r when 60 s would not let the front be measured within the bound'),
 });
 
 export type TumorInput = z.infer<typeof input>;
@@ -100,12 +100,67 @@ function frontPosition(u: Float64Array, dx: number): number {
 
 
 const MAX_STEPS = 20000;
+const BOUND_PCT = 3;
+
+// The error model of the measured speed (issue 29: defaults that succeed). In units of the decay
+// length 1/λ = √(D/r) and the growth time 1/r the problem is the same for every D and r: a domain
+// of Λ = L·λ decay lengths, a run of T = r·tMax growth times, a grid of h = λ·dx. The front moves 2
+// decay lengths per growth time; it is measured until T or until it nears the far end, T_obs =
+// min(T, (0.95·Λ − max(0.05·Λ, 10))/2). Over the window [T_obs/2, T_obs] Bramson's drift
+// 3/(2λt) leaves the slope short of c* by (3/2)·ln 2/(T_obs/2)/2 ≈ 1.04/T_obs, measured 110/T_obs %
+// (tMax 10: 13.1 %, 20: 5.7 %, 30: 3.6 %, 60: 1.6 %). The grid adds its own error once h passes
+// about 1 (N 100 on 200 m: 9.7 %; N 200: 1.9 %; the default h is 0.1).
+const CLASSIC = { L: 200, tMax: 60, N: 2000 };
+/** the largest λ·dx a default grid takes (the classic 200 m on 2000 nodes) */
+const H_DEFAULT = 0.1;
+/** past this λ·dx the front is not resolved (N 100 on 200 m, h 2, is 9.7 % off) */
+const H_MAX = 1;
+
+function observed(lambda: number, r: number, L: number, tMax: number, N: number): { Tobs: number; limitedBy: 'tMax' | 'L'; h: number; bramsonPct: number } {
+  const Lam = L * lambda, T = r * tMax;
+  const room = (0.95 * Lam - Math.max(0.05 * Lam, 10)) / 2;
+  const Tobs = Math.min(T, room);
+  return { Tobs, limitedBy: T <= room ? 'tMax' : 'L', h: lambda * L / (N - 1), bramsonPct: Tobs > 0 ? 110 / Tobs : Infinity };
+}
+
+/** The domain, run and grid of a call: the classic ones where they let the front be measured within
+ * the bound (the same bits as always), else the fields the caller left out scaled to the decay
+ * length and growth time, so the problem is the classic one in those units. */
+export function planTumor(inp: { D: number; r: number; L?: number; tMax?: number; N?: number }): { L: number; tMax: number; N: number; adapted: boolean } {
+  const lambda = Math.sqrt(inp.r / inp.D);
+  const L0 = inp.L ?? CLASSIC.L, t0 = inp.tMax ?? CLASSIC.tMax, N0 = inp.N ?? CLASSIC.N;
+  const o = observed(lambda, inp.r, L0, t0, N0);
+  if (o.bramsonPct <= BOUND_PCT && o.h <= H_MAX) return { L: L0, tMax: t0, N: N0, adapted: false };
+  const L = inp.L ?? CLASSIC.L / lambda;
+  const tMax = inp.tMax ?? CLASSIC.tMax / inp.r;
+  const Lam = L * lambda;
+  const N = inp.N ?? (Lam * 10 <= CLASSIC.N ? CLASSIC.N : Math.min(20000, Math.ceil(Lam / H_DEFAULT) + 1));
+  return { L, tMax, N, adapted: true };
+}
 
 export const run: SolverRun<TumorInput> = (inp, ctx): SolverOutput => {
-  const { D, r, L, N, tMax } = inp;
+  const { D, r } = inp;
+  const { L, N, tMax, adapted } = planTumor(inp);
   const dx = L / (N - 1);
   const lambda = Math.sqrt(r / D);
   const cStar = 2 * Math.sqrt(r * D);
+  // a domain or run the caller set that cannot show the asymptotic speed within the bound, or a
+  // domain too long for the grid to resolve the front: an out-of-range field for this problem,
+  // decided before running (docs/defaults.md)
+  const o = observed(lambda, r, L, tMax, N);
+  if (Number.isFinite(cStar) && Number.isFinite(lambda) && o.bramsonPct > BOUND_PCT && (o.limitedBy === 'tMax' ? inp.tMax : inp.L) !== undefined) {
+    const f = o.limitedBy;
+    const need = f === 'tMax' ? `tMax ≥ ${Number((110 / BOUND_PCT / r).toPrecision(3))} (${Number((110 / BOUND_PCT).toPrecision(3))} growth times 1/r)` : `L ≥ ${Number(((2 * 110 / BOUND_PCT + 10) / 0.95 / lambda).toPrecision(3))} (${Number(((2 * 110 / BOUND_PCT + 10) / 0.95).toPrecision(3))} decay lengths √(D/r))`;
+    throw refuse('INVALID_INPUT', `${f} = ${inp[f]}: the front can be followed for only ${Number(Math.max(0, o.Tobs).toPrecision(3))} growth times (1/r = ${Number((1 / r).toPrecision(3))} s) ${f === 'tMax' ? 'in this run' : 'before it nears the far end'}; a Fisher-KPP front approaches 2·√(r·D) only as 3/(2λt) (Bramson), so its measured speed is predicted ${Number(o.bramsonPct.toPrecision(3))} % short, beyond the ${BOUND_PCT} % bound: the question needs ${need}`, {
+      issues: [{ path: f, message: `too ${f === 'tMax' ? 'short' : 'small'} for the front to reach its asymptotic speed within ${BOUND_PCT} %; needs ${need}` }],
+      predictedErrorPct: o.bramsonPct, boundPct: BOUND_PCT,
+    });
+  }
+  if (Number.isFinite(lambda) && o.h > H_MAX && inp.L !== undefined && inp.N === undefined) {
+    throw refuse('INVALID_INPUT', `L = ${inp.L}: ${Number((inp.L * lambda).toPrecision(3))} decay lengths √(D/r) on at most 20,000 nodes leave λ·dx = ${Number(o.h.toPrecision(3))}; the front is resolved only with λ·dx ≤ ${H_MAX}, so the domain can span at most ${Math.floor(H_MAX * 19999)} decay lengths (L ≤ ${Number((H_MAX * 19999 / lambda).toPrecision(3))})`, {
+      issues: [{ path: 'L', message: `at most ${Number((H_MAX * 19999 / lambda).toPrecision(3))} for the grid to resolve the front` }],
+    });
+  }
   const steps = Math.min(MAX_STEPS, Math.max(20, Math.ceil(tMax * r / 0.05)));
   const dt = tMax / steps;
   const rho = D * dt / (dx * dx);
@@ -164,7 +219,15 @@ export const run: SolverRun<TumorInput> = (inp, ctx): SolverOutput => {
   const lnSlope = (cnt * sTLn - sT * sLn) / den;
   const bramson = speed + (3 / (2 * lambda)) * lnSlope;
   const errorPct = relErrPct(speed, cStar);
-  const boundPct = 3;
+  const boundPct = BOUND_PCT;
+  // a grid the caller set too coarse: the default resolution (10 nodes per decay length) is what
+  // would pass, with the run's own Bramson drift left
+  const retry = errorPct > boundPct && inp.N !== undefined && o.h > H_DEFAULT
+    ? (() => {
+      const N2 = Math.min(20000, Math.ceil(L * lambda / H_DEFAULT) + 1);
+      return N2 > N && o.bramsonPct < boundPct ? { retryWith: { inputs: { N: N2 }, predictedErrorPct: o.bramsonPct, predictedCost: { nodeSteps: N2 * steps, relativeToThisRun: N2 / N } } } : {};
+    })()
+    : {};
   const stride = Math.max(1, Math.ceil(last / 500));
   const sTs: number[] = [], sXs: number[] = [];
   for (let n = 0; n <= last; n += stride) { sTs.push(ts[n]); sXs.push(xs[n]); }
@@ -182,6 +245,8 @@ export const run: SolverRun<TumorInput> = (inp, ctx): SolverOutput => {
       decayLength: 1 / lambda,
       resolution: lambda * dx,
       dt, dx, steps: last,
+      // the domain, run and grid a caller who left them out got scaled to √(D/r) and 1/r
+      ...(adapted ? { L, tMax, N } : {}),
     },
     precision: precisionOf({
       errorPct,
@@ -191,5 +256,6 @@ export const run: SolverRun<TumorInput> = (inp, ctx): SolverOutput => {
     }),
     series: { t: sTs, front: sXs },
     method: 'strang-logistic-crank-nicolson',
+    ...retry,
   };
 };

@@ -42,6 +42,18 @@ export interface SolverOutput {
    * `{ drat: <proof text> }` from sat); the result carries their digest and size, the plumbing
    * stores them beside the receipt and serves them (GET /api/receipts/{id}/drat) */
   attachments?: Record<string, string>;
+  /** for a result outside its bound: inputs the method's error model predicts to meet it (with
+   * margin), the predicted error and cost. Not sealed: it goes into the 422 PRECISION_REFUSED
+   * details (`retryWith`), so that calling again with them succeeds (issue 29). */
+  retryWith?: RetryAdvice;
+}
+
+export interface RetryAdvice {
+  /** the fields to send (merged over the caller's own); the question asked stays the same */
+  inputs: Record<string, unknown>;
+  predictedErrorPct?: number;
+  /** the predicted work, in the method's own unit, and relative to the refused run */
+  predictedCost?: Record<string, number>;
 }
 
 export interface SolverContext {

@@ -471,7 +471,9 @@ function runUser(inp: WaveInput, ctx: Parameters<SolverRun>[1]): SolverOutput {
   const fineGrid = new Grid(P, 2 * nx, 2 * ny);
   const fine = waveOnGrid(P, fineGrid, base, c, dt / 2, 2 * steps, true, (f) => ctx.progress(share + f * (1 - share)));
   const R = richardson(P, coarse, fine, { order: 2, scale: fine.rec.maxAbsSeen, scaleName: 'max |u| over the grid and the recorded times' });
+  const refusedBy = R.precision.withinBound ? null : R.precision.errorPct;
   return {
+    ...(refusedBy !== null ? retryWave(inp, dim, nx, ny, steps, refusedBy, R.precision.boundPct) : {}),
     value: R.value,
     result: { ...R.result, variant: dim === 1 ? 'wave1d' : 'membrane', c, courant },
     precision: R.precision,
@@ -479,4 +481,23 @@ function runUser(inp: WaveInput, ctx: Parameters<SolverRun>[1]): SolverOutput {
     stability,
     method: 'leapfrog',
   };
+}
+
+// Refusals that say how to succeed (issue 29). Leapfrog is second order in space and time
+// (Strikwerda §8.1): refining the grid by an integer factor f in space and, at the same final time,
+// in time (the same Courant number: steps × f; with an explicit dt, dt / f) divides the error by f².
+// The advice is the least f (grid at most 128 intervals) whose predicted error is a quarter of the
+// bound; the Richardson estimate is asymptotic, so the margin covers a pre-asymptotic start.
+function retryWave(inp: WaveInput, dim: number, nx: number, ny: number, steps: number, errorPct: number, boundPct: number): { retryWith: NonNullable<SolverOutput['retryWith']> } | Record<string, never> {
+  if (!Number.isFinite(errorPct)) return {};
+  for (let f = 2; nx * f <= 128 && (dim === 1 || ny * f <= 128) && steps * f <= 50000; f++) {
+    const predictedErrorPct = errorPct / (f * f);
+    if (predictedErrorPct > 0.25 * boundPct) continue;
+    const inputs: Record<string, number> = { nx: nx * f, steps: steps * f };
+    if (dim === 2) inputs.ny = ny * f;
+    if (inp.dt !== undefined) inputs.dt = inp.dt / f;
+    const cells = dim === 2 ? f * f : f;
+    return { retryWith: { inputs, predictedErrorPct, predictedCost: { nodeSteps: (nx * f + 1) * (dim === 2 ? ny * f + 1 : 1) * steps * f, relativeToThisRun: cells * f } } };
+  }
+  return {};
 }

@@ -1,18 +1,24 @@
 // One PostgreSQL dialect on two backends (DESIGN §2): PGlite embedded (default) and `pg` when
 // DATABASE_URL is set. Repositories see only `Db`/`Queryable`; they never know which it is.
-import { readdirSync, readFileSync, mkdirSync, existsSync, writeFileSync, renameSync } from 'node:fs';
+import { readdirSync, readFileSync, mkdirSync, existsSync, writeFileSync, renameSync, copyFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import v8 from 'node:v8';
+import { moduleUrl } from '../core/modules.ts';
 
 export interface Queryable {
   query<T = Record<string, any>>(sql: string, params?: unknown[]): Promise<T[]>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
 }
+
+/** A script of several statements without parameters whose rows are wanted (the job queue
+ * library's `BEGIN; … RETURNING …; COMMIT` blocks): every statement's rows, in order. On the
+ * embedded store a failed script rolls back what it left open, as a pooled connection would. */
+export type ScriptRunner = (sql: string) => Promise<any[]>;
 
 export interface Db extends Queryable {
   readonly backend: 'pglite' | 'postgres';
@@ -23,6 +29,8 @@ export interface Db extends Queryable {
   /** LISTEN on a channel (PostgreSQL only does cross-process; PGlite delivers in-process). */
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   notify(channel: string, payload: string): Promise<void>;
+  /** see ScriptRunner */
+  script: ScriptRunner;
   close(): Promise<void>;
 }
 
@@ -70,20 +78,37 @@ async function openPglite(dataDir: string, procs: ProcedureModules): Promise<Db>
     async notify(channel, payload) {
       await pg.query(`SELECT pg_notify($1, $2)`, [channel, payload]);
     },
+    async script(sql) {
+      try {
+        return (await pg.exec(sql)).flatMap((r) => r.rows ?? []);
+      } catch (e) {
+        await pg.query('ROLLBACK').catch(() => {});
+        throw e;
+      }
+    },
     async close() { await pg.close(); },
   };
 }
 
-/** PGlite is 9 MB of WebAssembly. V8 compiles it first with its baseline compiler (Liftoff) and
- * recompiles hot functions with TurboFan; both copies and the recompilation took ~450 MB of RSS on
- * the first thousand queries (measured: 350 → 800 MB). Compiling each function once, lazily, with
- * TurboFan (`--no-liftoff`) keeps the store at ~300 MB with the same query speed. The flag is
- * process-wide and read when a module is compiled, so it is set before PGlite starts (docs/node.md,
- * "Memory"). The cost is start-up: TurboFan compiles every function PostgreSQL touches while it
- * starts, 3.1 s against 0.7 s with Liftoff. `SVC_PGLITE_LIFTOFF=1` keeps V8's default tiers, for
- * short-lived nodes (`npm test` sets it: about 150 test processes each start a node). */
+/** PGlite is 9 MB of WebAssembly; which of V8's compilers compile it decides both how fast the
+ * store starts and how much memory its code takes (docs/node.md, "WebAssembly tiers"). The flags
+ * are process-wide and read when a module is compiled, so they are set before PGlite starts.
+ * `SVC_WASM_TIERS`:
+ *  - `liftoff` (default): V8's baseline compiler only (`--liftoff --no-wasm-tier-up`): each function
+ *    compiled once, lazily, in microseconds; start-up is fastest and the code smallest;
+ *  - `dynamic`: V8's default, Liftoff first and TurboFan for hot functions (`SVC_PGLITE_LIFTOFF=1`
+ *    too, which `npm test` sets): fast start, then the hot functions compiled a second time;
+ *  - `turbofan`: TurboFan only (`--no-liftoff`): each function compiled once, optimised, when first
+ *    called; the slowest start (every function PostgreSQL touches while starting is optimised). */
+export function wasmTiers(env: Record<string, string | undefined> = process.env): 'liftoff' | 'dynamic' | 'turbofan' {
+  const t = env.SVC_WASM_TIERS || (env.SVC_PGLITE_LIFTOFF === '1' ? 'dynamic' : 'liftoff');
+  if (t !== 'liftoff' && t !== 'dynamic' && t !== 'turbofan') throw new Error(`SVC_WASM_TIERS must be liftoff, dynamic or turbofan, got ${t}`);
+  return t;
+}
 function wasmWithoutTierUp(): void {
-  if (process.env.SVC_PGLITE_LIFTOFF !== '1') v8.setFlagsFromString('--no-liftoff');
+  const t = wasmTiers();
+  if (t === 'turbofan') v8.setFlagsFromString('--no-liftoff');
+  else if (t === 'liftoff') { v8.setFlagsFromString('--liftoff'); v8.setFlagsFromString('--no-wasm-tier-up'); v8.setFlagsFromString('--no-wasm-dynamic-tiering'); }
 }
 
 /** the young generation of the store's thread, MB (see openPgliteThread) */
@@ -94,7 +119,7 @@ const STORE_THREAD_YOUNG_MB = 16;
  * thread keeps the process alive only while a statement is in flight. `SVC_PGLITE_THREAD=0` runs
  * PGlite on the event loop instead (benchmarks compare the two). */
 async function openPgliteThread(dataDir: string, procs: ProcedureModules): Promise<Db> {
-  let workerData: { dataDir?: string; template?: ArrayBuffer; procedures: ProcedureModules };
+  let workerData: { dataDir?: string; template?: ArrayBuffer; seed?: string; procedures: ProcedureModules };
   let transferList: ArrayBuffer[] = [];
   if (dataDir === ':memory:') {
     const { PGlite } = await import('@electric-sql/pglite');
@@ -102,13 +127,17 @@ async function openPgliteThread(dataDir: string, procs: ProcedureModules): Promi
     workerData = { template: bytes.buffer as ArrayBuffer, procedures: procs };
     transferList = [bytes.buffer as ArrayBuffer];
   } else {
-    mkdirSync(join(dataDir, 'pgdata'), { recursive: true });
-    workerData = { dataDir: join(dataDir, 'pgdata'), procedures: procs };
+    const pgdata = join(dataDir, 'pgdata');
+    // a new data directory: a copy of the migrated template, when the build made one (start fast:
+    // no initdb and no migrations at the first start; the template is what they would produce)
+    const seed = existsSync(join(pgdata, 'PG_VERSION')) ? null : await existingTemplate();
+    mkdirSync(pgdata, { recursive: true });
+    workerData = { dataDir: pgdata, procedures: procs, ...(seed ? { seed } : {}) };
   }
   wasmWithoutTierUp();
   // the seal batch runs in this thread too (receipts, canonical JSON, signatures): a young
   // generation left to grow reached ~100 MB under sealing load; a smaller one costs little
-  const worker = new Worker(new URL('./pglite-thread.ts', import.meta.url), { workerData, transferList, resourceLimits: { maxYoungGenerationSizeMb: STORE_THREAD_YOUNG_MB } });
+  const worker = new Worker(moduleUrl('./pglite-thread.ts', import.meta.url), { workerData, transferList, resourceLimits: { maxYoungGenerationSizeMb: STORE_THREAD_YOUNG_MB } });
   const pending = new Map<number, { resolve: (rows: any) => void; reject: (e: unknown) => void }>();
   const channels = new Map<string, Set<(payload: string) => void>>();
   let nextId = 1;
@@ -182,6 +211,7 @@ async function openPgliteThread(dataDir: string, procs: ProcedureModules): Promi
     async notify(channel, payload) {
       await top.query(`SELECT pg_notify($1, $2)`, [channel, payload]);
     },
+    async script(sql) { return (await call({ op: 'script', sql })) ?? []; },
     async close() {
       if (dead) return;
       await call({ op: 'close' }).catch(() => {});
@@ -277,6 +307,10 @@ async function openPostgres(url: string, schema: string | null, procs: Procedure
     async notify(channel, payload) {
       await pool.query(`SELECT pg_notify($1, $2)`, [channel, payload]);
     },
+    async script(sql) {
+      const r = await pool.query(sql);
+      return (Array.isArray(r) ? r : [r]).flatMap((x: any) => x.rows ?? []);
+    },
     async close() {
       if (listener) await listener.end().catch(() => {});
       await pool.end();
@@ -284,10 +318,13 @@ async function openPostgres(url: string, schema: string | null, procs: Procedure
   };
 }
 
-/** An in-memory node (tests, `SVC_DATA_DIR=:memory:`) starts from a dump of a freshly migrated
- * database instead of running initdb and every migration again: the dump is made once per set of
- * migrations and PGlite version, kept in the temp directory and shared by every process. */
-async function migratedTemplate(PGlite: any): Promise<Blob> {
+/** the job queue's schema on the embedded store (src/jobs/queue.ts bossSchema) */
+export const EMBEDDED_QUEUE_SCHEMA = 'pgboss';
+
+/** Where the migrated template of this build lives (its name keys the migrations, the PGlite version
+ * and the job queue's schema): the temp directory (tests make it there), and node_modules/.cache
+ * (the build makes it there: scripts/build.mjs). */
+async function templatePaths(): Promise<{ key: string; bossSql: string; paths: string[] }> {
   const files = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort();
   const h = createHash('sha256');
   // the PGlite build: its package.json, found above its resolved entry point
@@ -295,7 +332,43 @@ async function migratedTemplate(PGlite: any): Promise<Blob> {
   while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
   h.update(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version ?? '');
   for (const f of files) h.update(f).update(readFileSync(join(MIGRATIONS_DIR, f)));
-  const path = join(tmpdir(), `svc-pglite-template-${h.digest('hex').slice(0, 16)}.tar`);
+  // the job queue's tables (pg-boss, in its schema `pgboss`: src/jobs/queue.ts) are in the
+  // template too, so an in-memory node does not build them at every start
+  const boss = await import('pg-boss');
+  const bossSql = boss.getConstructionPlans(EMBEDDED_QUEUE_SCHEMA);
+  h.update(bossSql);
+  const key = h.digest('hex').slice(0, 16);
+  const name = `svc-pglite-template-${key}.tar`;
+  const cache = fileURLToPath(new URL('../../node_modules/.cache/', import.meta.url));
+  return { key, bossSql, paths: [join(tmpdir(), name), join(cache, name)] };
+}
+
+/** The template file if one exists for this build (else null: the store runs initdb and migrates). */
+async function existingTemplate(): Promise<string | null> {
+  try {
+    for (const p of (await templatePaths()).paths) if (existsSync(p)) return p;
+  } catch { /* no template: initdb */ }
+  return null;
+}
+
+/** Makes the migrated template where the build keeps it (scripts/build.mjs), unless it exists. */
+export async function buildTemplate(): Promise<string> {
+  const { paths } = await templatePaths();
+  if (existsSync(paths[1])) return paths[1];
+  mkdirSync(dirname(paths[1]), { recursive: true });
+  if (existsSync(paths[0])) { copyFileSync(paths[0], paths[1]); return paths[1]; }
+  const { PGlite } = await import('@electric-sql/pglite');
+  await migratedTemplate(PGlite, paths[1]);
+  return paths[1];
+}
+
+/** An in-memory node (tests, `SVC_DATA_DIR=:memory:`) starts from a dump of a freshly migrated
+ * database instead of running initdb and every migration again: the dump is made once per set of
+ * migrations and PGlite version, kept in the temp directory and shared by every process. */
+async function migratedTemplate(PGlite: any, at?: string): Promise<Blob> {
+  const t = await templatePaths();
+  const bossSql = t.bossSql;
+  const path = at ?? t.paths[0];
   if (existsSync(path)) return new Blob([readFileSync(path)]);
   const fresh = new PGlite();
   await fresh.waitReady;
@@ -306,8 +379,10 @@ async function migratedTemplate(PGlite: any): Promise<Blob> {
     tx: (fn: any) => fresh.transaction((t: any) => fn({ query: async (sql: string, params?: unknown[]) => (await t.query(sql, params)).rows, exec: async (sql: string) => { await t.exec(sql); } })),
   };
   await migrate(q as unknown as Db);
+  await fresh.exec(bossSql);
   const dump: Blob = await fresh.dumpDataDir('none');
   await fresh.close();
+  mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
   writeFileSync(tmp, Buffer.from(await dump.arrayBuffer()));
   renameSync(tmp, path);

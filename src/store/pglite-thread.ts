@@ -4,6 +4,7 @@
 // event loop only exchanges messages with it (src/store/db.ts, `openPgliteThread`).
 //
 // Messages in:  {id, op: 'query'|'exec', sql, params?, tx?}   a statement (inside transaction tx)
+//               {id, op: 'script', sql}   several statements without parameters, every statement's rows
 //               {id, op: 'call', name, args}   a registered store procedure in its own transaction
 //               {id, op: 'begin', tx} / {id, op: 'end', tx, commit}   open / close a transaction
 //               {id, op: 'listen'|'unlisten', channel}   {id, op: 'close'}
@@ -11,6 +12,7 @@
 // A transaction holds PGlite's transaction lock from 'begin' to 'end': statements outside it wait,
 // exactly as they do when PGlite runs in the main thread.
 import { parentPort, workerData } from 'node:worker_threads';
+import { readFileSync } from 'node:fs';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { procedure, type Queryable } from './db.ts';
 import { collectGarbage } from '../core/memory.ts';
@@ -18,12 +20,15 @@ import { collectGarbage } from '../core/memory.ts';
 interface Msg { id: number; op: string; sql?: string; params?: unknown[]; tx?: number; commit?: boolean; channel?: string; name?: string; args?: unknown }
 
 const port = parentPort!;
-const init = workerData as { dataDir?: string; template?: ArrayBuffer; procedures: Record<string, string> };
+const init = workerData as { dataDir?: string; template?: ArrayBuffer; seed?: string; procedures: Record<string, string> };
 // PostgreSQL's shared buffers live in PGlite's WebAssembly memory and are touched at start-up:
 // the default 128 MB was a third of an idle node's RSS. The data files are in the OS page cache
 // anyway (PGlite's NODEFS), so a smaller pool costs little (docs/node.md, "Memory").
-const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
-const pg = init.template ? new PGlite({ loadDataDir: new Blob([init.template]), startParams }) : new PGlite(init.dataDir!, { startParams });
+const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=8MB'];
+// a new data directory starts as a copy of the migrated template when there is one (`seed`: start fast)
+const pg = init.template ? new PGlite({ loadDataDir: new Blob([init.template]), startParams })
+  : init.seed ? new PGlite(init.dataDir!, { loadDataDir: new Blob([readFileSync(init.seed)]), startParams })
+  : new PGlite(init.dataDir!, { startParams });
 
 /** the error fields the node reads (SQLSTATE `code` and PostgreSQL's diagnostics) */
 const ERROR_FIELDS = ['name', 'message', 'code', 'severity', 'detail', 'hint', 'position', 'where', 'schema', 'table', 'column', 'dataType', 'constraint'];
@@ -100,6 +105,11 @@ port.on('message', (m: Msg) => {
         return;
       }
       reply(m.id, m.op === 'exec' ? pg.exec(m.sql!).then(() => undefined) : pg.query(m.sql!, m.params as any[]).then((r) => r.rows));
+      return;
+    }
+    case 'script': {
+      // a script with its own BEGIN … COMMIT: a failure leaves its transaction open, so roll it back
+      reply(m.id, pg.exec(m.sql!).then((rs) => rs.flatMap((r) => r.rows ?? []), async (e) => { await pg.query('ROLLBACK').catch(() => {}); throw e; }) as Promise<unknown[]>);
       return;
     }
     case 'begin': begin(m); return;

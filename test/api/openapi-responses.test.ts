@@ -36,7 +36,7 @@ async function conform(method: string, path: string, body?: unknown, key?: strin
 test('every published JSON operation declares its answer (no bare object), and every solver has examples', () => {
   for (const [path, methods] of Object.entries<any>(spec.paths)) {
     for (const [method, op] of Object.entries<any>(methods)) {
-      const content = op.responses['200']?.content ?? op.responses['201']?.content ?? op.responses['308']?.content;
+      const content = op.responses['200']?.content ?? op.responses['201']?.content ?? op.responses['202']?.content ?? op.responses['308']?.content;
       assert.ok(content, `${method} ${path}: no success response`);
       const json = content['application/json'];
       if (!json) continue;
@@ -113,6 +113,14 @@ test('live answers conform: sealed solver results, the seal, keys and machines, 
   const demo = await conform('POST', '/api/demo-key/mint', undefined, undefined);
   const other = await conform('POST', '/api/machines', { displayName: 'second' }, demo.apiKey);
   await conform('POST', '/api/machines/recover', { zid: other.zid, equation: other.recovery.equation, salt: other.recovery.salt });
+  // jobs (docs/jobs.md): submitted, read, listed, cancelled; and Prefer: respond-async's 202
+  const job = await conform('POST', '/api/jobs', { tool: 'svc_epi', arguments: { days: 60 }, budget: { seconds: 30 } }, m.apiKey, 202);
+  await conform('GET', `/api/jobs/${job.id}?wait=20`, undefined, m.apiKey);
+  await conform('GET', '/api/jobs', undefined, m.apiKey);
+  await conform('DELETE', `/api/jobs/${job.id}`, undefined, m.apiKey);
+  const preferred = await t.call('POST', '/api/svc/epi', { days: 30 }, m.apiKey, { prefer: 'respond-async' });
+  assert.equal(preferred.status, 202);
+  assert.deepEqual(checker.check('POST', '/api/svc/epi', 202, preferred.body), []);
   const bad = await t.call('POST', '/api/svc/heat', { steps: -1 }, m.apiKey);
   assert.deepEqual(checker.check('POST', '/api/svc/heat', bad.status, bad.body), [], 'an error body conforms to Error');
 });
@@ -163,6 +171,10 @@ test('live answers conform: contracts, pages, mail, streams and the reactor', as
   await conform('GET', `/api/reactor/${run.run}`, undefined, k);
   await conform('POST', '/api/reactor/verify', { root: run.merkle.root, leaves: run.trajectory.map((s: any) => s.receipt.svcProof) }, k);
   await conform('POST', '/api/reactor/verify', { root: run.merkle.root, receipts: [run.final] }, k);
+  const blob = await conform('POST', '/api/blobs', 'p cnf 1 1\n1 0\n', k, 201);
+  await conform('POST', '/api/blobs', 'p cnf 1 1\n1 0\n', k, 200);
+  await conform('GET', '/api/blobs', undefined, k);
+  await conform('DELETE', `/api/blobs/${blob.digest}`, undefined, k);
 });
 
 test('the answers checked above cover most of the JSON operations', () => {

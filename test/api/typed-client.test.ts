@@ -50,11 +50,12 @@ export async function heat(base: string, key: string, body: HeatBody): Promise<H
   return res.json();
 }
 
-export function summary(r: HeatResult): { value: number; unit: string; errorPct: number; withinBound: boolean; amplitude: number | undefined; receipt: string } {
+export function summary(r: HeatResult): { value: number; unit: string; errorPct: number; withinBound: boolean; amplitude: number | null | undefined; receipt: string } {
   const value: number = r.value;
   const errorPct: number = r.precision.errorPct;
   const withinBound: boolean = r.precision.withinBound;
-  const amplitude: number | undefined = r.result.amplitude;
+  // null where an option leaves it empty (the user mode of heat has no single mode amplitude)
+  const amplitude: number | null | undefined = r.result.amplitude;
   return { value, unit: r.unit, errorPct, withinBound, amplitude, receipt: r.receipt.id };
 }
 

@@ -49,7 +49,8 @@ test('heat\'s form: its own fields with bounds and defaults, the common fields a
   const heatSchema = (await t.call('GET', '/console/solvers.json')).body.solvers.find((s: any) => s.name === 'heat').schema;
   const fields = fieldsOf(heatSchema);
   const by = Object.fromEntries(fields.map((f: any) => [f.name, f]));
-  assert.deepEqual({ kind: by.nx.kind, integer: by.nx.integer, min: by.nx.min, max: by.nx.max, def: by.nx.default }, { kind: 'number', integer: true, min: 8, max: 128, def: 64 });
+  // no fixed default: a grid left out follows the mode (issue 29)
+  assert.deepEqual({ kind: by.nx.kind, integer: by.nx.integer, min: by.nx.min, max: by.nx.max, def: by.nx.default }, { kind: 'number', integer: true, min: 8, max: 1024, def: undefined });
   assert.equal(by.method.kind, 'select');
   assert.deepEqual(by.method.options, ['explicit', 'implicit']);
   assert.equal(by.alpha.exclusiveMin, true, 'alpha > 0 is an exclusive bound');

@@ -250,8 +250,9 @@ test('run the heat solver from the playground: a form from its schema, the plot,
   assert.equal(await page.inputValue('#pg-solver'), 'heat');
   // the form is generated from the same schema as the API: heat's own fields with their defaults
   for (const f of ['method', 'nx', 'ny', 'alpha', 'dt', 'steps', 'dim']) assert.ok(await page.$(`#pg-f-${f}`), `field ${f}`);
-  assert.equal(await page.inputValue('#pg-f-nx'), '64');
-  assert.match(await page.textContent('#pg-f-nx-hint'), /≥ 8, ≤ 128/);
+  // no fixed default: left empty, the grid follows the mode (issue 29)
+  assert.equal(await page.inputValue('#pg-f-nx'), '');
+  assert.match(await page.textContent('#pg-f-nx-hint'), /≥ 8, ≤ 1024/);
   // a value out of bounds is refused by the node with the field named
   await page.fill('#pg-f-nx', '4096');
   await page.click('#pg-run');
@@ -317,6 +318,17 @@ test('verify the resulting receipt in the verifier; tampered copies are invalid 
   r = await check(JSON.stringify({ ...receipt, precision: { ...receipt.precision, errorPct: 0 } }));
   assert.equal(r.verdict, '✗ Invalid');
   assert.match(r.reason, /signature does not match/);
+  // read strictly, as svc verify and the Python verifier read it (docs/verify.md): a duplicated
+  // name, a removed signature and a log index written 1804.0 are refused, naming the check
+  r = await check(`{"value":999,${JSON.stringify(receipt).slice(1)}`);
+  assert.equal(r.verdict, '✗ Invalid');
+  assert.match(r.reason, /duplicate member name "value"/);
+  assert.equal((await page.textContent('#vf-checks [data-check="strict"]'))!.trim(), 'FAILED');
+  const { signature: _sig, ...unsigned } = receipt;
+  r = await check(JSON.stringify(unsigned));
+  assert.match(r.reason, /carries no signature/);
+  r = await check(JSON.stringify(receipt).replace(`"index":${receipt.receipt.log.index},`, `"index":${receipt.receipt.log.index}.0,`));
+  assert.match(r.reason, /receipt\.log\.index is not written as a non-negative integer/);
   r = await check('{"ok": true, "svcProof": ');
   assert.match(r.reason, /not JSON/);
   r = await check(JSON.stringify({ ok: true, value: 1 }));

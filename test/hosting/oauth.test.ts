@@ -87,7 +87,7 @@ test('authorize refuses what OAuth 2.1 forbids: no PKCE, plain PKCE, other respo
     assert.equal(r.body.ok, false);
   }
   // loopback http and private-use schemes are allowed (RFC 8252)
-  for (const redirect_uri of ['http://127.0.0.1:4321/cb', 'http://localhost/cb', 'com.example.app:/oauth']) {
+  for (const redirect_uri of ['http://127.0.0.1:4321/cb', 'http://[::1]:4321/cb', 'com.example.app:/oauth']) {
     const r = await t.call('GET', `/api/oauth/authorize?${new URLSearchParams({ ...base, redirect_uri })}`);
     assert.equal(r.status, 200, redirect_uri);
   }
@@ -96,15 +96,23 @@ test('authorize refuses what OAuth 2.1 forbids: no PKCE, plain PKCE, other respo
 test('the code exchange needs the PKCE verifier, the same redirect_uri and client, and works once', async () => {
   const { verifier, challenge } = pkce();
   const q = new URLSearchParams({ client_id: 'cx', redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', scope: 'openid machine:read' });
-  const auth = await t.call('GET', `/api/oauth/authorize?${q}`);
-  const { code } = (await t.call('POST', '/api/oauth/authorize/approve', { requestId: auth.body.requestId }, owner.apiKey)).body;
+  const newCode = async () => {
+    const auth = await t.call('GET', `/api/oauth/authorize?${q}`);
+    return (await t.call('POST', '/api/oauth/authorize/approve', { requestId: auth.body.requestId }, owner.apiKey)).body.code as string;
+  };
+  let code = '';
   const ex = (f: Record<string, string>) => t.call('POST', '/api/oauth/token', form({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier, client_id: 'cx', ...f }), undefined, FORM);
+  // each wrong exchange spends its code (test/hosting/edges.test.ts checks that); a fresh one each
+  code = await newCode();
   const wrongVerifier = await ex({ code_verifier: pkce().verifier });
   assert.equal(wrongVerifier.status, 400);
   assert.equal(wrongVerifier.body.code, 'INVALID_GRANT');
   assert.equal(wrongVerifier.body.error, 'invalid_grant');
+  code = await newCode();
   assert.equal((await ex({ redirect_uri: 'https://client.example/other' })).body.code, 'INVALID_GRANT');
+  code = await newCode();
   assert.equal((await ex({ client_id: 'someone-else' })).body.code, 'INVALID_GRANT');
+  code = await newCode();
   const ok = await ex({});
   assert.equal(ok.status, 200, ok.text);
   assert.equal(ok.headers['cache-control'], 'no-store');

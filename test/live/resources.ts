@@ -35,6 +35,8 @@ export function trackResources(types: string[] = ['Timeout', 'WORKER']): Resourc
       Error.stackTraceLimit = 40;
       const stack = new Error().stack ?? '';
       Error.stackTraceLimit = limit;
+      // the job queue's own pollers (pg-boss) live as long as the node: not what a channel leaves
+      if (stack.includes('/node_modules/pg-boss/')) return;
       live.set(id, { type, stack, ref: resource && typeof resource === 'object' ? new WeakRef(resource) : null });
     },
     destroy(id) { live.delete(id); },

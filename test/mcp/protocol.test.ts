@@ -6,6 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { testNode, type TestNode } from '../helpers.ts';
 import { mcpEntryChecks } from '../../src/mcp/server.ts';
+import { jobsOf } from '../../src/mcp/tasks.ts';
 import { connect, rpc, envelope, MODERN, LEGACY, JSON_HEADERS } from './client.ts';
 
 let t: TestNode;
@@ -70,7 +71,8 @@ test('server/discover lists 2026-07-28 with the capabilities and instructions', 
   const r = await rpc(base, { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope() } }, { 'mcp-protocol-version': MODERN, 'mcp-method': 'server/discover' });
   assert.equal(r.status, 200, r.text);
   assert.ok(r.message.result.supportedVersions.includes(MODERN));
-  assert.deepEqual(Object.keys(r.message.result.capabilities).sort(), ['logging', 'resources', 'tools']);
+  // with a job runner, the tasks extension too (test/mcp/tasks.test.ts)
+  assert.deepEqual(Object.keys(r.message.result.capabilities).sort(), [...(jobsOf(t.app) ? ['extensions'] : []), 'logging', 'resources', 'tools']);
   assert.match(r.message.result.instructions, /svc_verify/);
 });
 

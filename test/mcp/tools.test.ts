@@ -1,6 +1,7 @@
 // Tools an agent can use well (issue 21 item 2): every tool has a title, the four annotations and
 // an output schema; every result validates against its outputSchema; tools/list stays under
 // 40 KB; a default svc_heat result is a short text (< 2 KB) plus a link to its receipt.
+import { EXAMPLE_MPS } from '../../src/solvers/lp.ts';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -80,7 +81,9 @@ test('a default svc_heat result is a short text with value, error, reference and
     console.log(`# svc_heat default: content text ${bytes} bytes, structuredContent ${Buffer.byteLength(JSON.stringify(r.structuredContent))} bytes`);
     assert.ok(bytes < 2048, `content text is ${bytes} bytes`);
     const s = r.structuredContent;
-    assert.match(text, new RegExp(`${String(Number(s.value.toPrecision(6))).replace('.', '\\.')} ${s.unit} ± `));
+    // the error is named, never a bare ± (issue 29): heat's is the distance to exp(-alpha*pi^2*k^2*t)
+    assert.match(text, new RegExp(`${String(Number(s.value.toPrecision(6))).replace('.', '\\.')} ${s.unit} \\(distance to the reference `));
+    assert.ok(!text.includes(' ± '));
     assert.ok(text.includes(s.precision.reference), 'names the reference');
     assert.ok(text.includes(s.receipt.id) && text.includes('svc_verify'), 'names the receipt and how to verify it');
     assert.equal(r.content.length, 2);
@@ -127,6 +130,7 @@ test('every tool\'s result validates against its outputSchema (the compact one l
       svc_solve: { prompt: 'a 2 kg ball falls from 10 m' },
       svc_multibody: { prompt: 'two coupled oscillators', bodies: [{ mass: 1 }, { mass: 2 }] },
       svc_shift: { steps: 2 },
+      svc_lp: { mps: EXAMPLE_MPS },
     };
     const failures: string[] = [];
     for (const tool of tools) {

@@ -40,8 +40,12 @@ test('svc verify checks a saved sealed response against a running node; a tamper
   const offBad = await svc(['verify', join(dir, 'bad.json'), '--jwks', join(dir, 'jwks.json')]);
   assert.equal(offBad.code, 1);
   assert.equal(JSON.parse(offBad.stdout).signature, false);
+  // not a sealed response: the strict reading fails (exit 1, check "strict"); a missing file is a usage error (2)
   writeFileSync(join(dir, 'junk.json'), '{"not": "a receipt"}');
-  assert.equal((await svc(['verify', join(dir, 'junk.json'), '--url', url])).code, 2);
+  const junk = await svc(['verify', join(dir, 'junk.json'), '--url', url]);
+  assert.equal(junk.code, 1);
+  assert.deepEqual(JSON.parse(junk.stdout).failed, ['strict']);
+  assert.equal((await svc(['verify', join(dir, 'missing.json'), '--url', url])).code, 2);
 });
 
 test('svc verify fails on a receipt whose signature was deleted and whose result, input and precision were edited (issue 18)', async () => {
@@ -54,9 +58,22 @@ test('svc verify fails on a receipt whose signature was deleted and whose result
   assert.equal(r.code, 1, r.stdout);
   const out = JSON.parse(r.stdout);
   assert.equal(out.valid, false);
-  assert.equal(out.hmac, true, 'the HMAC alone does not cover result, input or precision');
-  assert.equal(out.signature, false);
+  assert.deepEqual(out.failed, ['strict']);
   assert.match(out.reason, /no signature/);
+  // asked to check an unsigned response, the digest still fails; the HMAC alone does not cover
+  // result, input or precision; the output says that the signature was not checked
+  const allowed = await svc(['verify', join(dir, 'edited.json'), '--url', url, '--key', m.apiKey, '--allow-unsigned']);
+  assert.equal(allowed.code, 1, allowed.stdout);
+  const a = JSON.parse(allowed.stdout);
+  assert.equal(a.hmac, true, 'the HMAC alone does not cover result, input or precision');
+  assert.deepEqual(a.failed, ['digest', 'inclusion']);
+  assert.match(a.unsigned, /--allow-unsigned/);
+  // the untouched response with only its signature removed: 1 by default, 0 with --allow-unsigned (said so)
+  writeFileSync(join(dir, 'unsigned.json'), JSON.stringify(unsigned));
+  assert.equal((await svc(['verify', join(dir, 'unsigned.json'), '--url', url])).code, 1);
+  const ok = await svc(['verify', join(dir, 'unsigned.json'), '--url', url, '--allow-unsigned']);
+  assert.equal(ok.code, 0, ok.stdout);
+  assert.match(JSON.parse(ok.stdout).unsigned, /signature was not checked/);
   // an edit to any one field of a signed receipt fails too
   for (const edit of [{ result: { ...receipt.result, finalSize: 0 } }, { input: { ...receipt.input, gamma: 0.2 } }, { precision: { ...receipt.precision, withinBound: false } }, { seed: 1 }, { receipt: { ...receipt.receipt, folder: 'x' } }]) {
     writeFileSync(join(dir, 'one.json'), JSON.stringify({ ...receipt, ...edit }));
@@ -72,8 +89,42 @@ test('svc says in one line that the node cannot be reached (no stack trace), and
   assert.equal(r.code, 2);
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   assert.match(r.stderr, /cannot reach the node at http:\/\/127\.0\.0\.1:9/);
+  assert.equal(JSON.parse(r.stdout).exit, 2);
+  assert.match(JSON.parse(r.stdout).unreachable, /^http:\/\/127\.0\.0\.1:9\//);
+  // every command that reaches a node: exit 2, the URL named, one line
+  for (const args of [['call', 'svc_pulse', '{}', '--url', 'http://127.0.0.1:9'], ['call', 'svc_heat', '{}', '--url', 'http://127.0.0.1:9', '--key', m.apiKey]]) {
+    const c = await svc(args);
+    assert.equal(c.code, 2, `${args.join(' ')}: ${c.stderr}`);
+    assert.match(c.stderr, /cannot reach the node at http:\/\/127\.0\.0\.1:9/);
+    assert.equal(c.stderr.trim().split('\n').length, 1, c.stderr);
+  }
   const viaEnv = await run(process.execPath, [CLI, 'call', 'svc_pulse', '{}'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, SVC_URL: url } });
   assert.equal(JSON.parse(viaEnv.stdout).f, 1.287);
+});
+
+test('svc --help (and -h, svc help) prints the usage and exits 0; an unknown command exits 2', async () => {
+  for (const args of [['--help'], ['-h'], ['help'], ['verify', '--help']]) {
+    const h = await svc(args);
+    assert.equal(h.code, 0, args.join(' '));
+    assert.match(h.stdout, /usage:[\s\S]*svc verify[\s\S]*--allow-unsigned[\s\S]*exit codes/);
+  }
+  assert.equal((await svc(['nonsense'])).code, 2);
+});
+
+test('svc runs from any folder with the checkout\'s bin on PATH (README), whatever node the PATH finds first', async () => {
+  const bin = new URL('../../bin', import.meta.url).pathname;
+  const elsewhere = mkdtempSync(join(tmpdir(), 'svc-anywhere-'));
+  try {
+    // the system's node first (Node 20 on this machine: bin/svc.js re-runs itself on the pinned Node 24), then this one
+    for (const pathTail of ['/usr/local/bin:/usr/bin:/bin', `${join(process.execPath, '..')}:/usr/bin:/bin`]) {
+      const r = await run('svc', ['--help'], { cwd: elsewhere, encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${pathTail}` } }).catch((e: any) => e);
+      assert.equal(r.code ?? 0, 0, `${pathTail}: ${r.stderr}`);
+      assert.match(r.stdout, /usage:/);
+      assert.doesNotMatch(r.stderr ?? '', /EBADENGINE|Warning/);
+      const c = await run('svc', ['call', 'svc_pulse', '{}', '--url', url], { cwd: elsewhere, encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${pathTail}` } });
+      assert.equal(JSON.parse(c.stdout).f, 1.287);
+    }
+  } finally { rmSync(elsewhere, { recursive: true, force: true }); }
 });
 
 test('svc call calls a tool over MCP; svc solve runs a solver locally, unsealed', async () => {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { testNode, type TestNode } from '../helpers.ts';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { EXAMPLE_MPS } from '../../src/solvers/lp.ts';
 import { loadSolvers, SOLVER_FILES } from '../../src/solvers/engine/loader.ts';
 import { SolverPool } from '../../src/solvers/engine/pool.ts';
 import { downsampleSeries, solverInputSchema, runUnsealed } from '../../src/ops/solvers.ts';
@@ -37,7 +38,7 @@ test('the same input and seed give the same bits on two runs of every solver, an
       const name = s.descriptor.name;
       const body = name === 'solve' || name === 'multibody'
         ? { prompt: 'determinism check', ...(name === 'multibody' ? { bodies: [{ mass: 1 }, { mass: 2 }] } : {}) }
-        : name === 'protect' ? { t: 1790000000, phase: 1.25, health: 'slow' } : {};
+        : name === 'protect' ? { t: 1790000000, phase: 1.25, health: 'slow' } : name === 'lp' ? { mps: EXAMPLE_MPS } : {};
       const a = await t.call('POST', `/api/svc/${name}`, body, key);
       if (a.status !== 200) {
         // a solver may refuse its defaults only with a documented 422; never a 500
@@ -180,7 +181,7 @@ test('the common fields are accepted by every solver but closedform and protect,
   const common = { operators: ['XTRA_1'], query: 'a label', sample: 5 };
   for (const s of await loadSolvers()) {
     const name = s.descriptor.name;
-    const required = name === 'solve' ? { prompt: 'p' } : name === 'multibody' ? { prompt: 'p', bodies: [{ mass: 1 }, { mass: 2 }] } : {};
+    const required = name === 'solve' ? { prompt: 'p' } : name === 'multibody' ? { prompt: 'p', bodies: [{ mass: 1 }, { mass: 2 }] } : name === 'lp' ? { mps: EXAMPLE_MPS } : {};
     const schema = solverInputSchema(s);
     const parsed = schema.safeParse({ ...required, ...common, inputs: {}, domain: s.descriptor.domain });
     if (name === 'closedform' || name === 'protect') {

@@ -25,7 +25,10 @@ function pct(xs: number[], q: number): number {
 test('the pool keeps at least two worker threads, whatever it is given', () => {
   assert.equal(new SolverPool({ timeoutMs: 1000, threads: 1 }).threads, 2);
   assert.equal(new SolverPool({ timeoutMs: 1000 }).threads, 2);
-  assert.equal(new SolverPool({ timeoutMs: 1000, threads: 4 }).threads, 4);
+  assert.equal(new SolverPool({ timeoutMs: 1000, threads: 4, memoryLimitMb: 4096 }).threads, 4);
+  // and no more than the node's memory holds with every worker at its budget (issue 33)
+  assert.equal(new SolverPool({ timeoutMs: 1000, threads: 8, jobMemoryMb: 512, memoryLimitMb: 2048 }).threads, 3);
+  assert.equal(new SolverPool({ timeoutMs: 1000, threads: 8, jobMemoryMb: 1024, memoryLimitMb: 2048 }).threads, 2);
 });
 
 test('machines are served round robin: a third machine\'s first job starts before the first two machines\' third jobs', async () => {
@@ -183,6 +186,10 @@ test('a run cancelled by its caller after it started is charged for the worker t
   const n = await testNode({ env: { SVC_SOLVER_TIMEOUT_MS: '20000' } });
   try {
     const base = await n.listen();
+    // a worker warm with evolve (another machine's small call): the first job below starts as soon
+    // as it is dispatched, not after a cold thread's start (seconds on a loaded host)
+    const warm = await n.machine('warm-up');
+    assert.equal((await n.call('POST', '/api/svc/evolve', SMALL_EVOLVE, warm.apiKey)).status, 200);
     const m = await n.machine('impatient');
     const perDay = n.app.config.tokensPerDay;
     const events: SolverJobEvent[] = [];

@@ -85,6 +85,11 @@ test('recovery with the equation revokes every key and returns a new one; a wron
   assert.equal(me.status, 200);
   assert.equal(me.body.zid, m.zid);
   assert.equal((await t.call('GET', '/api/chain/verify', undefined, ok.body.apiKey)).body.valid, true);
+  // the answer says so, and it holds: the same equation and salt recover the machine again (issue 29)
+  assert.equal(ok.body.recovery, 'unchanged');
+  const again = await t.call('POST', '/api/machines/recover', { zid: m.zid, equation: m.recovery.equation, salt: m.recovery.salt });
+  assert.equal(again.status, 200);
+  assert.notEqual(again.body.apiKey, ok.body.apiKey);
 });
 
 test('failed recoveries are limited per (machine, address): an attacker locked out after 5 does not lock out the owner from another address', async () => {

@@ -165,6 +165,18 @@ for (const op of ops) {
       return;
     }
 
+    // an upload (POST /api/blobs) takes any bytes as its body: what is malformed is the coding, the
+    // size and the credential
+    if (op.streamBody) {
+      for (const [label, body, headers, status] of [['bad gzip', 'not gzip', { 'content-encoding': 'gzip' }, 400], ['unknown coding', 'x', { 'content-encoding': 'br' }, 415], ['empty body', '', {}, 400]] as const) {
+        expect4xx(op, label, await t.call(op.method, url(op), body, k, { 'content-type': 'application/octet-stream', ...headers }), status);
+      }
+      expect4xx(op, 'no key', await t.call(op.method, url(op), 'x', undefined, { 'content-type': 'application/octet-stream' }), 401, 'UNAUTHORIZED');
+      expect4xx(op, 'unknown key', await t.call(op.method, url(op), 'x', 'svc_ak_unknownkey', { 'content-type': 'application/octet-stream' }), 401, 'UNAUTHORIZED');
+      if (!op.allowDemo) expect4xx(op, 'demo key', await t.call(op.method, url(op), 'x', demo, { 'content-type': 'application/octet-stream' }), 403, 'FORBIDDEN');
+      return;
+    }
+
     // an unknown field (a hosted page's query string is not input: it is ignored, never refused)
     if (op.ignoreQuery) {
       const r = await send(op, { zz_unknown_field: 1 }, k);

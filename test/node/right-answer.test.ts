@@ -38,15 +38,21 @@ test('multibody: two bodies released at rest fail their energy check: refused, n
   assert.equal(sealed.body.tokens.remaining, before.tokens - 1);
 });
 
-test('dock with 5 restarts and 10 iterations misses the exact minimum: refused with the error, the bound and the reference', async () => {
+test('dock with 5 restarts and 10 iterations misses the exact minimum: refused with the error, the bound and the reference, naming the settings and what passes', async () => {
   const r = await t.call('POST', '/api/svc/dock', { restarts: 5, iters: 10 }, m.apiKey);
-  assert.equal(r.status, 422, r.text);
-  assert.equal(r.body.code, 'PRECISION_REFUSED');
+  // the caller's own settings cannot meet the bound: a 400 naming them (docs/defaults.md), not a seal
+  assert.equal(r.status, 400, r.text);
+  assert.equal(r.body.code, 'INVALID_INPUT');
   assert.ok(r.body.errorPct > r.body.boundPct, JSON.stringify(r.body));
   assert.ok(Number.isFinite(r.body.referenceValue));
+  assert.deepEqual(r.body.issues.map((i: any) => i.path).sort(), ['iters', 'restarts']);
+  assert.deepEqual(r.body.retryWith.inputs, { restarts: 20, iters: 30 });
+  const again = await t.call('POST', '/api/svc/dock', { restarts: 5, iters: 10, ...r.body.retryWith.inputs }, m.apiKey);
+  assert.equal(again.status, 200, again.text);
+  assert.equal(again.body.precision.withinBound, true);
   const over = await t.tool('svc_dock', { restarts: 5, iters: 10 }, m.apiKey);
   assert.equal(over.isError, true);
-  assert.equal(over.body.code, 'PRECISION_REFUSED');
+  assert.equal(over.body.code, 'INVALID_INPUT');
 });
 
 test('consts.t on a solver is a 400 naming the field, not an echo in the receipt', async () => {

@@ -150,14 +150,25 @@ test('svc_unified: strategies A, B, C sealed with their composed value and unit'
 
 test(`svc_unified refuses every sandbox escape and DoS attempt (${ESCAPES.length}) with 400, never 500, each within 100 ms of CPU`, async () => {
   assert.ok(ESCAPES.length >= 30);
+  // the expression library loads on the first call that needs it (issue 28): not the refusals' cost
+  assert.equal((await t.call('POST', '/api/svc/unified', { operators: [{ id: 'warm', equation: 'x + 1', unit: '1' }], inputs: { x: 1 } }, key)).status, 200);
   for (const [label, expr] of ESCAPES) {
-    const cpu0 = process.cpuUsage();
-    const r = await t.call('POST', '/api/svc/unified', { operators: [{ id: 'evil', equation: expr }] }, key);
-    const cpu = process.cpuUsage(cpu0);
-    const ms = (cpu.user + cpu.system) / 1000;
-    assert.equal(r.status, 400, `${label}: ${r.status} ${r.text.slice(0, 200)}`);
-    assert.equal(r.body.code, 'INVALID_INPUT', label);
-    assert.ok(ms < 100, `${label} took ${ms} ms of CPU`);
+    // this thread's CPU: the sandbox evaluates on the event loop (inject runs the request here);
+    // the store's thread and the solver workers' own collections are not the sandbox's work
+    // A DoS costs its CPU on every call; a major collection or a JIT tier-up of this thread that
+    // happens to fall inside one call does not (CI saw 'division by zero' at 183 ms once, 1-3 ms
+    // otherwise). So each attempt is measured up to three times and its cheapest call must fit.
+    const times: number[] = [];
+    for (let k = 0; k < 3; k++) {
+      const cpu0 = process.threadCpuUsage();
+      const r = await t.call('POST', '/api/svc/unified', { operators: [{ id: 'evil', equation: expr }] }, key);
+      const cpu = process.threadCpuUsage(cpu0);
+      times.push((cpu.user + cpu.system) / 1000);
+      assert.equal(r.status, 400, `${label}: ${r.status} ${r.text.slice(0, 200)}`);
+      assert.equal(r.body.code, 'INVALID_INPUT', label);
+      if (times[k] < 100) break;
+    }
+    assert.ok(Math.min(...times) < 100, `${label} took ${times.join(', ')} ms of CPU`);
   }
   // nothing was sealed or charged by the refusals
   const ok = await t.call('POST', '/api/svc/unified', { operators: ['KO42'] }, key);

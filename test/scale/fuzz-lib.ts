@@ -341,6 +341,11 @@ export async function setUpTenants(t: TestNode): Promise<Tenants> {
     if (react.status !== 200 || typeof react.body?.run !== 'string') throw new Error(`fuzz set-up: reactor: ${react.status} ${react.text.slice(0, 300)}`);
     pool.id.push(react.body.run);
     if (who === 'a') secrets.push(react.body.run, react.body.merkle.root, react.body.final.svcProof, react.body.final.receipt.id);
+    // a job (docs/jobs.md): another machine's is 404
+    const job = await t.call('POST', '/api/jobs', { tool: 'svc_epi', arguments: { days: 30 }, budget: { seconds: 10 } }, m.apiKey);
+    if (job.status !== 202) throw new Error(`fuzz set-up: job: ${job.status} ${job.text.slice(0, 300)}`);
+    pool.id.push(job.body.id);
+    if (who === 'a') secrets.push(job.body.id);
     // a published page is public by design: its slug is pooled, its content is not a secret
     const page = await t.call('POST', '/api/pages', { title: `${who} page`, html: '<p>hello</p>', pageSlug: `${who}-page` }, m.apiKey);
     if (page.status === 200) { pool.pageSlug.push(`${who}-page`); pool.slug.push(`${who}-page`); }

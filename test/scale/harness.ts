@@ -224,7 +224,11 @@ export async function dropSchema(databaseUrl: string, schema: string): Promise<v
   const pg = (await import('pg')).default as any;
   const c = new pg.Client({ connectionString: databaseUrl });
   await c.connect();
-  try { await c.query(`DROP SCHEMA IF EXISTS "${schema.replace(/"/g, '')}" CASCADE`); } finally { await c.end(); }
+  // the node's schema and its job queue's (src/jobs/queue.ts bossSchema)
+  try {
+    await c.query(`DROP SCHEMA IF EXISTS "${schema.replace(/"/g, '')}" CASCADE`);
+    await c.query(`DROP SCHEMA IF EXISTS "${`${schema}_pgboss`.slice(0, 50).replace(/"/g, '')}" CASCADE`);
+  } finally { await c.end(); }
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight. */

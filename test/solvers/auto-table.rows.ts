@@ -31,6 +31,9 @@ export const ROWS: Row[] = [
   { q: 'axial force at which a 3 m aluminium strut clamped at both ends buckles, I = 5e-7 m^4', solver: 'buckling', inputs: { L: 3, E: 69e9, ends: 'fixed-fixed', I: 5e-7 } },
   { q: 'buckling of a fixed-pinned column, length 4 m, bending stiffness 1e6 N m^2, 40 elements', solver: 'buckling', inputs: { ends: 'fixed-pinned', L: 4, EI: 1e6, elements: 40 } },
   { q: 'cantilevered column 1.2 m long with flexural rigidity 2500 N m^2: critical load', solver: 'buckling', inputs: { ends: 'fixed-free', L: 1.2, EI: 2500 } },
+  // issue 29: "fixed at one end" alone is the cantilever, not the default pinned-pinned (a load 4× too high)
+  { q: 'critical load of a 2 m column fixed at one end with EI 1e5 N m^2', solver: 'buckling', inputs: { ends: 'fixed-free', L: 2, EI: 1e5 } },
+  { q: 'a 4 m strut fixed at one end and pinned at the other, EI = 1e6 N m^2', solver: 'buckling', inputs: { ends: 'fixed-pinned', L: 4, EI: 1e6 } },
   // climate
   { q: 'Lax-Friedrichs shallow-water surface hump over 3 m deep water with 200 cells and 150 steps', solver: 'climate', inputs: { H: 3, N: 200, steps: 150 } },
   { q: '1-D shallow-water hump on a periodic domain with 100 cells and 80 steps, g = 1.62', solver: 'climate', inputs: { N: 100, steps: 80, g: 1.62 } },
@@ -71,10 +74,15 @@ export const ROWS: Row[] = [
   { q: 'FENE polymer chain molecular dynamics of 30 beads over 100 steps, equilibration 100', solver: 'evolve', inputs: { preset: 'polymer', bond: 'fene', N: 30, steps: 100, equilibrate: 100 } },
   // fea
   { q: 'cantilever tip deflection with finite elements, 40 x 10 mesh, tip load 2 kN, length 3 m, depth 0.3 m', solver: 'fea', inputs: { nx: 40, ny: 10, P: 2000, Lx: 3, Ly: 0.3 } },
-  { q: 'plane stress FEM of an aluminium cantilever 1 m long and 0.1 m deep, 20 x 4 elements, load 500 N', solver: 'fea', inputs: { E: 69e9, Lx: 1, Ly: 0.1, nx: 20, ny: 4, P: 500 } },
+  { q: 'plane stress FEM of an aluminium cantilever 1 m long and 0.1 m deep, 20 x 4 elements, load 500 N', solver: 'fea', inputs: { model: 'plane-stress', E: 69e9, Lx: 1, Ly: 0.1, nx: 20, ny: 4, P: 500 } },
   { q: 'how far does the free end of a steel cantilever beam move under a 10 kN point load, 24 x 6 quadrilateral mesh', solver: 'fea', inputs: { E: 207e9, P: 10000, nx: 24, ny: 6 } },
   { q: 'finite element bending of a cantilever with Young modulus 70 GPa, 32 x 8 mesh, jacobi preconditioner', solver: 'fea', inputs: { E: 7e10, nx: 32, ny: 8, precond: 'jacobi' } },
   { q: 'tip displacement of a cantilever, length 2 m, depth 0.5 m, 16 x 4 elements', solver: 'fea', inputs: { Lx: 2, Ly: 0.5, nx: 16, ny: 4 } },
+  // fit
+  { q: 'fit y = a*exp(-b*x) to the points (0, 5.1), (1, 3.0), (2, 1.9), (3, 1.2), (4, 0.7) from a = 5, b = 0.5', solver: 'fit', inputs: { model: 'a*exp(-b*x)', data: { x: [0, 1, 2, 3, 4], y: [5.1, 3.0, 1.9, 1.2, 0.7] }, p0: { a: 5, b: 0.5 } } },
+  { q: 'least squares: fit the model c*x^k to the data x = [1, 2, 3, 4, 5, 6], y = [2.1, 7.9, 18.2, 31.8, 50.3, 71.9] starting at c = 1, k = 1', solver: 'fit', inputs: { model: 'c*x^k', data: { x: [1, 2, 3, 4, 5, 6], y: [2.1, 7.9, 18.2, 31.8, 50.3, 71.9] }, p0: { c: 1, k: 1 } } },
+  { q: 'nonlinear regression: fitting Vm*x/(K + x) to (0.5, 1.2), (1, 2.0), (2, 2.9), (4, 3.6), (8, 4.1), (16, 4.4) with Vm = 4 and K = 1', solver: 'fit', inputs: { model: 'Vm*x/(K + x)', data: { x: [0.5, 1, 2, 4, 8, 16], y: [1.2, 2.0, 2.9, 3.6, 4.1, 4.4] }, p0: { Vm: 4, K: 1 } } },
+  { q: 'error bars for a straight line: fit m*x + q to (1, 3.1), (2, 4.9), (3, 7.2), (4, 8.8), (5, 11.1) from m = 1, q = 0', solver: 'fit', inputs: { model: 'm*x + q', data: { x: [1, 2, 3, 4, 5], y: [3.1, 4.9, 7.2, 8.8, 11.1] }, p0: { m: 1, q: 0 } } },
   // flow
   { q: 'how quickly does a taylor-green flow lose its kinetic energy at viscosity 0.02 on a 32 x 32 grid, 20 steps', solver: 'flow', inputs: { visc: 0.02, N: 32, steps: 20 } },
   { q: 'stable fluids simulation, 24 cells per side, 15 steps of 0.05', solver: 'flow', inputs: { N: 24, steps: 15, dt: 0.05 } },
@@ -158,6 +166,11 @@ export const ROWS: Row[] = [
   { q: 'turing pattern from reaction-diffusion, F = 0.055, k = 0.062, 40x40, 150 steps', solver: 'react', inputs: { F: 0.055, k: 0.062, N: 40, steps: 150 } },
   { q: 'gray scott system, Du = 2e-5, Dv = 1e-5, 32 cells per side, 100 steps', solver: 'react', inputs: { model: 'gray-scott', Du: 2e-5, Dv: 1e-5, N: 32, steps: 100 } },
   { q: 'fhn reaction-diffusion model with a = 0.75, b = 0.8, epsilon = 0.1 on a 24 x 24 grid for 200 steps', solver: 'react', inputs: { model: 'fitzhugh-nagumo', a: 0.75, b: 0.8, epsilon: 0.1, N: 24, steps: 200 } },
+  // linsolve (issue 31): without a matrix, the documented example is solved
+  { q: 'solve the linear system', solver: 'linsolve', inputs: {} },
+  { q: 'sparse linear equations A x = b with gmres', solver: 'linsolve', inputs: { method: 'gmres' } },
+  { q: 'backward error and condition estimate of a sparse direct solve', solver: 'linsolve', inputs: {} },
+  { q: 'bicgstab on a sparse system of linear equations', solver: 'linsolve', inputs: { method: 'bicgstab' } },
   // sat
   { q: 'random 3-SAT with 40 variables at clause ratio 4.26', solver: 'sat', inputs: { n: 40, alpha: 4.26 } },
   { q: 'can a random boolean formula over 30 variables with 120 clauses be satisfied', solver: 'sat', inputs: { n: 30, m: 120 } },
@@ -166,6 +179,8 @@ export const ROWS: Row[] = [
   { q: 'satisfiability check of 200 random clauses over 50 boolean variables', solver: 'sat', inputs: { m: 200, n: 50 } },
   { q: 'is this formula satisfiable: p cnf 3 4 1 2 0 -1 2 0 1 -2 0 -1 -3 0', solver: 'sat', inputs: { cnf: 'p cnf 3 4\n1 2 0 -1 2 0 1 -2 0 -1 -3 0\n' } },
   // schrodinger
+  // issue 29: an ordinal level and its number in parentheses agree
+  { q: 'energy of the fourth level (n 3) of the quantum harmonic oscillator', solver: 'schrodinger', inputs: { potential: 'harmonic', n: 3 } },
   { q: 'ground state energy of a quantum particle in a box of width 2', solver: 'schrodinger', inputs: { n: 0, potential: 'box', L: 2 } },
   { q: 'second excited state of a quantum harmonic oscillator potential, 3000 grid nodes', solver: 'schrodinger', inputs: { n: 2, potential: 'harmonic', N: 3000 } },
   { q: 'third energy level of a finite square well of depth 25 and width 2', solver: 'schrodinger', inputs: { n: 2, potential: 'finite-well', V0: 25, L: 2 } },
@@ -212,6 +227,9 @@ export const REFUSALS: Refusal[] = [
   { q: 'AC power flow with voltage magnitudes on a 30 bus network', reason: 'UNSUPPORTED_OPTION', solver: 'grid' },
   { q: 'run a dc load flow on my own transmission network', reason: 'NEEDS_STRUCTURED_INPUT', solver: 'grid' },
   { q: 'gravitational n-body orbits of three stars', reason: 'NEEDS_STRUCTURED_INPUT', solver: 'multibody' },
+  { q: 'what are the shadow prices of the blending constraints in my refinery LP', reason: 'NEEDS_STRUCTURED_INPUT', solver: 'lp' },
+  { q: 'schedule nurses to shifts as an integer programming model', reason: 'NEEDS_STRUCTURED_INPUT', solver: 'lp' },
+  { q: 'mixed integer linear programming with an LP file', reason: 'NEEDS_STRUCTURED_INPUT', solver: 'lp' },
   { q: 'integrate my system of coupled ordinary differential equations with an implicit BDF method', reason: 'NEEDS_STRUCTURED_INPUT', solver: 'ode' },
   { q: 'energy levels of the hydrogen atom from the schrodinger equation', reason: 'UNSUPPORTED_OPTION', solver: 'schrodinger' },
   { q: 'SU(3) lattice gauge theory plaquette at beta 6', reason: 'UNSUPPORTED_OPTION', solver: 'gauge' },
@@ -225,7 +243,11 @@ export const REFUSALS: Refusal[] = [
   { q: 'heat equation in a 2 m long rod with crank-nicolson', reason: 'UNMAPPED_QUANTITY', solver: 'heat' },
   { q: 'how does a gaussian temperature bump diffuse in a rod with insulated ends', reason: 'NEEDS_STRUCTURED_INPUT', solver: 'heat' },
   { q: 'minimize my own cost function with BFGS', reason: 'NEEDS_STRUCTURED_INPUT', solver: 'opt' },
+  { q: 'Poisson on this mesh', reason: 'NEEDS_STRUCTURED_INPUT', solver: 'fea' },
+  { q: 'factor my own sparse matrix and give x', reason: 'NEEDS_STRUCTURED_INPUT', solver: 'linsolve' },
   { q: 'kalman filter covariance for my tracking system', reason: 'NEEDS_STRUCTURED_INPUT', solver: 'kalman' },
+  { q: 'fit a saturating exponential to my lab measurements and give error bars on the rate', reason: 'NEEDS_STRUCTURED_INPUT', solver: 'fit' },
+  { q: 'nonlinear least squares regression of a power law to these data', reason: 'NEEDS_STRUCTURED_INPUT', solver: 'fit' },
   // the words score lorenz first ("initial condition"), but the request names heat: refused, not answered by lorenz
   { q: 'heat equation with initial condition x*(1-x)', reason: 'AMBIGUOUS_SOLVER' },
 ];

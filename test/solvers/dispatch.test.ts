@@ -83,6 +83,20 @@ const TABLE: [string, string][] = [
   ['integrate my own coupled differential equations for two species with parameters a and b', 'ode'],
   ['stiff initial value problem, solve with an implicit BDF method', 'ode'],
   ['solve_ivp style integration of three coupled rate equations with a zero-crossing event', 'ode'],
+  ['fit a double exponential to my decay measurements and report standard errors', 'fit'],
+  ['least-squares estimate of the rate constants from a titration curve', 'fit'],
+  ['nonlinear regression with error bars on each parameter', 'fit'],
+  ['curve fitting of spectroscopy data with a Lorentzian line shape', 'fit'],
+  // lp
+  ['minimise shipping cost over warehouses and stores, a linear program with supply constraints', 'lp'],
+  ['integer program to choose which machines to buy under a budget', 'lp'],
+  ['read my MPS file and report the optimal objective and the dual prices', 'lp'],
+  ['mixed integer model for staff rostering, solved to a proven gap', 'lp'],
+  // linsolve
+  ['my finite element stiffness matrix K and load vector f: find the displacements u with K u = f', 'linsolve'],
+  ['how ill-conditioned is my sparse coefficient matrix, and how many digits of x can I trust', 'linsolve'],
+  ['conjugate gradient on a symmetric positive definite sparse system', 'linsolve'],
+  ['backward error of the solution of a large sparse linear system', 'linsolve'],
   // multibody
   ['gravitational n-body simulation of three stars', 'multibody'],
   ['orbits of several planets interacting through gravity', 'multibody'],

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { descriptor, run, resolveConfig, initialState, MdSystem } from '../../src/solvers/evolve.ts';
+import { descriptor, run, resolveConfig, initialState, MdSystem, defaultDtSim } from '../../src/solvers/evolve.ts';
 import { createRng } from '../../src/solvers/lib/rng.ts';
 import { SvcError } from '../../src/core/errors.ts';
 
@@ -186,8 +186,29 @@ test('bounds: out-of-range fields are refused by the schema', () => {
   assert.ok(!r.success && r.error.issues[0].path[0] === 'N' && /2000/.test(r.error.issues[0].message));
   const d = descriptor.input.parse({});
   assert.equal(d.steps, 2000);
-  assert.equal(d.dtSim, 0.003);
+  assert.equal(d.dtSim, 0.003, 'the preset\'s start temperature (0.72) keeps the classic step');
+  assert.equal(descriptor.input.parse({ T0: 50 }).dtSim, defaultDtSim(50), 'a hot start gets a shorter one');
   assert.equal(d.sample, 40);
+});
+
+test('the default step follows a hot start (issue 29): T0 = 50 meets the 0.1 % bound; 0.003 there does not', () => {
+  assert.equal(defaultDtSim(0.72), 0.003);
+  assert.equal(defaultDtSim(10), 0.003);
+  assert.ok(Math.abs(defaultDtSim(50) - 0.003 * (10 / 50) ** (7 / 12)) < 1e-15);
+  const preset = solve({});
+  assert.equal(num(preset.result.dtSim), 0.003, 'the presets (T0 ≤ 1.5) keep 0.003');
+  const hot = solve({ T0: 50 });
+  assert.ok(Math.abs(num(hot.result.dtSim) - defaultDtSim(50)) < 1e-15);
+  assert.ok(hot.precision.withinBound, `T0 = 50 with the default step: ${hot.precision.errorPct} %`);
+  // the step the default replaced: velocity Verlet loses energy in the hot collisions
+  const old = solve({ T0: 50, dtSim: 0.003 });
+  assert.ok(old.precision.errorPct > 1, `T0 = 50 with dtSim 0.003: ${old.precision.errorPct} %`);
+  // a configuration file: the default follows the temperature of its velocities
+  const lines = ['3', 'Lattice="6 0 0 0 6 0 0 0 6" Properties=species:S:1:pos:R:3:vel:R:3 pbc="T T T"',
+    'Ar 1 1 1 9 0 0', 'Ar 3 1 1 -9 0 0', 'Ar 2 3 1 0 0 0'];
+  const file = solve({ xyz: lines.join('\n') + '\n', steps: 20 });
+  const T = (81 + 81) / 6; // 2 KE / (3N - 3), unit masses
+  assert.ok(Math.abs(num(file.result.dtSim) - defaultDtSim(T)) < 1e-15, `file start at T = ${T}: dtSim ${file.result.dtSim}`);
 });
 
 test('descriptor carries at least 8 examples and a vocabulary', () => {

@@ -69,3 +69,37 @@ test('a 4 KB expression compiles and evaluates', () => {
   sys.evaluate([2], out);
   assert.equal(out[0], 2 * terms.reduce((s, _, i) => s + (i % 7), 0));
 });
+
+test('a power tower\'s Jacobian is compiled with shared subexpressions: exact, and linear in size (issue 33)', () => {
+  // (1+x)^(1+y)^(1+z)^… 30 levels: written out as a tree its derivative doubles with every level
+  const vars = ['x', 'y', 'z'];
+  const tower = Array.from({ length: 30 }, (_, k) => `(1 + 0.01*${vars[k % 3]})`).join('^');
+  const sys = compileSystem([tower], vars);
+  const p = [0.2, -0.3, 0.5];
+  const jac = new Float64Array(3);
+  const before = process.memoryUsage().heapUsed;
+  sys.jacobian(p, jac);
+  assert.ok(process.memoryUsage().heapUsed - before < 64 * 2 ** 20, 'compiling the Jacobian stays small');
+  const f = (q: number[]) => compileSafe(tower).evaluate({ x: q[0], y: q[1], z: q[2] }) as number;
+  for (let j = 0; j < 3; j++) {
+    const h = 1e-6, pp = [...p], pm = [...p];
+    pp[j] += h; pm[j] -= h;
+    const fd = (f(pp) - f(pm)) / (2 * h);
+    assert.ok(Math.abs(jac[j] - fd) <= 1e-6 * (1 + Math.abs(fd)), `d/d${vars[j]}: ${jac[j]} vs ${fd}`);
+  }
+});
+
+test('a system whose exact Jacobian is too large is refused naming the state, before it fills memory', () => {
+  const n = 100;
+  const vars = Array.from({ length: n }, (_, i) => `y${i}`);
+  const exprs = vars.map((_, i) => Array.from({ length: 38 }, (_, k) => `(1+0.001*${vars[(i + k) % n]})`).join('^'));
+  const sys = compileSystem(exprs, vars, {}, { field: 'equations', names: vars });
+  const rss0 = process.memoryUsage().rss;
+  let err: any;
+  try { sys.jacobian(new Float64Array(n).fill(0.5), new Float64Array(n * n)); } catch (e) { err = e; }
+  assert.ok(err instanceof SvcError, String(err));
+  assert.equal(err.code, 'INVALID_INPUT');
+  assert.match(err.message, /^equations\[y\d+\]: its exact Jacobian has more than 200000 distinct operations/);
+  assert.match(err.message, /RK45/);
+  assert.ok(process.memoryUsage().rss - rss0 < 512 * 2 ** 20, `RSS rose by ${Math.round((process.memoryUsage().rss - rss0) / 2 ** 20)} MiB`);
+});

@@ -11,6 +11,8 @@ import { runUnsealed } from '../../src/ops/solvers.ts';
 import { SOLVER_FILES, loadSolvers } from '../../src/solvers/engine/loader.ts';
 import { SvcError } from '../../src/core/errors.ts';
 import { EXAMPLE_NETWORK } from '../../src/solvers/grid.ts';
+import { EXAMPLE_MPS, EXAMPLE_MODEL } from '../../src/solvers/lp.ts';
+import { EXAMPLE_MESH } from '../../src/solvers/lib/fem/problem.ts';
 import { testNode, type TestNode } from '../helpers.ts';
 
 /** two atoms in a 6σ box, with velocities (the schema's example) and without */
@@ -81,8 +83,23 @@ const TABLE: Record<string, Row[] | string> = {
     refused({ xyz: XYZ, rho: 0.5, steps: 10 }, 'rho'),
     refused({ rdfBins: 50, steps: 10 }, 'rdfBins'),
   ],
-  fea: 'every field enters the one cantilever; the mesh limits (element count, aspect ratio) are refusals naming nx or Lx, not defaults that could adapt to a converging mesh',
+  fea: [
+    refused({ mesh: EXAMPLE_MESH, nx: 10 }, 'nx'),
+    refused({ mesh: EXAMPLE_MESH, precond: 'jacobi' }, 'precond'),
+    refused({ order: 2 }, 'order'),
+    refused({ boundary: { left: { type: 'dirichlet', value: 0 } } }, 'boundary'),
+    refused({ mesh: EXAMPLE_MESH, E: 1 }, 'E'),
+    refused({ mesh: EXAMPLE_MESH, pde: 'elasticity', k: 2 }, 'k'),
+  ],
   flow: 'every field enters the one Taylor-Green run (visc 0 is inviscid, not ignored)',
+  fit: [
+    refused({ fScale: 2 }, 'fScale'),
+    refused({ method: 'lm', bounds: { b1: [0, null] } }, 'bounds'),
+    refused({ bounds: { c: [0, 1] } }, 'bounds.c'),
+    refused({ loss: 'huber', profile: true }, 'profile'),
+    refused({ model: 'a*x + b', data: { x: [1, 2, 3, 4], y: [1, 2, 3, 5] }, p0: { a: 1, b: 0, c: 2 } }, 'p0.c'),
+    refused({ model: 'a*x', data: 'x,z,y\n1,0,1\n2,0,2\n3,1,3\n', p0: { a: 1 } }, 'data'),
+  ],
   fracture: [
     refused({ mode: 'bar', nx: 20 }, 'nx'),
     refused({ N: 50, ny: 10 }, 'ny'),
@@ -109,6 +126,18 @@ const TABLE: Record<string, Row[] | string> = {
       assert.deepEqual(o.input.H, [[1, 0, 0]]);
     }),
     adapts({ H: [[1, 0], [0, 1]], steps: 50 }, 'R is the identity for more than one measurement', (o) => assert.deepEqual(o.input.R, [[1, 0], [0, 1]])),
+  ],
+  lp: [
+    refused({ mps: EXAMPLE_MPS, mipGap: 1e-3 }, 'mipGap'),
+    refused({ mps: EXAMPLE_MPS, model: EXAMPLE_MODEL }, 'model'),
+  ],
+  linsolve: [
+    refused({ matrix: { n: 1, rows: [0], cols: [0], vals: [2] }, precond: 'jacobi' }, 'precond'),
+    refused({ matrix: { n: 1, rows: [0], cols: [0], vals: [2] }, rtol: 1e-8 }, 'rtol'),
+    refused({ matrix: { n: 1, rows: [0], cols: [0], vals: [2] }, method: 'lu', maxIter: 10 }, 'maxIter'),
+    refused({ matrix: { n: 1, rows: [0], cols: [0], vals: [2] }, method: 'cg', ordering: 'amd' }, 'ordering'),
+    refused({ matrix: { n: 1, rows: [0], cols: [0], vals: [2] }, method: 'bicgstab', restart: 5 }, 'restart'),
+    refused({ matrix: { n: 1, rows: [0], cols: [0], vals: [2] }, method: 'cholesky', ordering: 'colamd' }, 'ordering'),
   ],
   lorenz: 'sigma, rho, beta, dt, steps and delta all enter the one run (delta the twin trajectory)',
   lotka: 'both methods take the same parameters',

@@ -17,14 +17,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { testNode } from '../helpers.ts';
-import { jsonSchemaOf } from '../../src/ops/schema.ts';
+import { jsonSchemaOf, outputSchemaOf } from '../../src/ops/schema.ts';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { valueArb } from '../scale/fuzz-lib.ts';
 import { COMMON_KEYS } from '../../src/ops/solvers.ts';
 import { ROWS, REFUSALS } from './auto-table.rows.ts';
 
-// 200 per solver on the embedded store; on PostgreSQL the numerics are the same and only the seal
-// path differs, so a smaller sample checks it there
-const RUNS = Number(process.env.PROPERTY_RUNS ?? (process.env.DATABASE_URL ? 40 : 200));
+// 120 random inputs per solver on the embedded store (40 on PostgreSQL, whose pass repeats the same
+// solvers): the four shards were a fifth of the suite's CPU at 200; PROPERTY_RUNS sets more
+const RUNS = Number(process.env.PROPERTY_RUNS ?? (process.env.DATABASE_URL ? 40 : 120));
 const SEED = Number(process.env.PROPERTY_SEED ?? 18);
 
 type Schema = Record<string, any>;
@@ -103,8 +104,26 @@ function autoArb(): fc.Arbitrary<Record<string, unknown>> {
     });
 }
 
+/** lp: half the time a random small problem in the JSON form (c, dense A, row and column bounds,
+ * integrality; feasible, infeasible or unbounded as it falls), otherwise the schema's own draw
+ * (mostly refused: random MPS text). */
+function lpArb(schema: Schema): fc.Arbitrary<Record<string, unknown>> {
+  const num = fc.integer({ min: -20, max: 20 }).map((v) => v / 2);
+  const bound = fc.option(num, { nil: null, freq: 3 });
+  const model = fc.tuple(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 5 })).chain(([n, m]) => fc.record({
+    c: fc.array(num, { minLength: n, maxLength: n }),
+    A: fc.array(fc.array(num, { minLength: n, maxLength: n }), { minLength: m, maxLength: m }),
+    lb: fc.array(bound, { minLength: m, maxLength: m }),
+    ub: fc.array(bound, { minLength: m, maxLength: m }),
+    bounds: fc.record({ lb: fc.array(bound, { minLength: n, maxLength: n }), ub: fc.array(bound, { minLength: n, maxLength: n }) }),
+    integrality: fc.array(fc.constantFrom(0, 1), { minLength: n, maxLength: n }),
+  }));
+  return fc.oneof(model.chain((md) => fc.record({ model: fc.constant(md), sense: fc.constantFrom('min', 'max') })), bodyArb(schema));
+}
+
 function arbFor(tool: string, schema: Schema): fc.Arbitrary<Record<string, unknown>> {
   if (tool === 'svc_multibody') return multibodyArb(schema);
+  if (tool === 'svc_lp') return lpArb(schema);
   if (tool === 'svc_auto') return autoArb();
   return bodyArb(schema);
 }
@@ -126,6 +145,9 @@ export function propertyShard(k: number, n: number): void {
       assert.ok(mine.size >= 1, `shard ${k} of ${n} has no solver`);
       for (const op of solverOps.filter((o) => mine.has(o.tool!))) {
         const schema = jsonSchemaOf(op);
+        // every sealed answer must validate against the operation's declared 200 schema (issue 29)
+        const declared = outputSchemaOf(op);
+        const validate = declared ? new Ajv2020({ strict: false, allErrors: true }).compile(declared) : null;
         const bodies = fc.sample(arbFor(op.tool!, schema), { seed: SEED, numRuns: RUNS });
         const counts: Record<string, number> = {};
         const started = performance.now();
@@ -135,6 +157,7 @@ export function propertyShard(k: number, n: number): void {
           counts[key] = (counts[key] ?? 0) + 1;
           if (r.status === 200) {
             if (!Number.isFinite(r.body.value) || r.body.precision?.withinBound !== true) failures.push(`${op.path} sealed ${JSON.stringify({ value: r.body.value, precision: r.body.precision })} for ${JSON.stringify(body).slice(0, 300)}`);
+            if (validate && !validate(r.body)) failures.push(`${op.path} sealed an answer outside its declared 200 schema: ${JSON.stringify(validate.errors?.slice(0, 3))} for ${JSON.stringify(body).slice(0, 300)}`);
           } else if (!(r.status >= 400 && r.status < 500) || r.body?.ok !== false || typeof r.body.code !== 'string' || typeof r.body.error !== 'string') {
             failures.push(`${op.path} answered ${r.status} ${r.text.slice(0, 200)} for ${JSON.stringify(body).slice(0, 300)}`);
           } else if (PROGRAMMING_ERRORS.includes(r.body.details?.failure)) {

@@ -27,6 +27,8 @@ try:  # NumPy is optional: series are lists without it
 except ImportError:  # pragma: no cover - depends on the environment
     _np = None
 
+from .jobs import JobsMixin
+
 DEFAULT_URL = "http://127.0.0.1:8787"
 
 __all__ = ["Client", "SealedResult", "Precision", "Receipt", "Verification", "SvcError", "DEFAULT_URL"]
@@ -224,7 +226,7 @@ def _query_value(v: Any) -> str:
     return str(v)
 
 
-class Client:
+class Client(JobsMixin):
     """A client of one svc node.
 
     Args:
@@ -239,6 +241,9 @@ class Client:
         r = svc.solve("heat", steps=200)
         print(r.value, r.unit, r.precision.error_pct)
         assert svc.verify(r).valid
+
+        job = svc.submit("heat", steps=200)    # a Job (svc_client.jobs): long runs on the queue
+        job.wait(); r = job.result()
     """
 
     def __init__(self, url: Optional[str] = None, api_key: Optional[str] = None, timeout: float = 120.0):

@@ -116,3 +116,86 @@ def test_command_line_exit_codes(tmp_path):
     p = tmp_path / "bad.json"; p.write_text(json.dumps(bad))
     assert run(str(p), "--vkey", VKEY).returncode == 1
     assert run().returncode == 2
+
+
+# --- strict reading and exit codes (docs/verify.md, "One table of facts") -----------------------
+
+def _run(tmp_path, text, *args):
+    p = tmp_path / "r.json"
+    p.write_text(text, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "svc_client.verify", str(p), *args], cwd=os.path.dirname(HERE),
+                       capture_output=True, text=True, env={**os.environ, "SVC_API_KEY": "", "SVC_URL": ""})
+    assert "Warning" not in r.stderr, r.stderr
+    out = json.loads(r.stdout)
+    assert out["exit"] == r.returncode
+    return out
+
+
+def test_strict_reading_refuses_what_is_not_i_json_or_not_a_whole_receipt(tmp_path):
+    jw = os.path.join(HERE, "fixtures", "jwks.json")
+    text = json.dumps(RECEIPT)
+    idx = RECEIPT["receipt"]["log"]["index"]
+    unsigned = {k: v for k, v in RECEIPT.items() if k != "signature"}
+    extra_sig = copy.deepcopy(RECEIPT); extra_sig["signature"]["note"] = 1
+    extra_log = copy.deepcopy(RECEIPT); extra_log["receipt"]["log"]["note"] = 1
+    cases = {
+        "duplicate": ('{"value": 999, ' + text[1:], "duplicate member name"),
+        "nested duplicate": (text.replace('"log": {', '"log": {"index": 0, ', 1), "duplicate member name"),
+        "surrogate": (text.replace('"unit": "%s"' % RECEIPT["unit"], '"unit": "\\ud800"', 1), "lone surrogate"),
+        "1804.0": (text.replace('"index": %d,' % idx, '"index": %d.0,' % idx, 1), "receipt.log.index is not written as a non-negative integer"),
+        "NaN": (text.replace('"value": %s' % json.dumps(RECEIPT["value"]), '"value": NaN', 1), "not JSON"),
+        "unsigned": (json.dumps(unsigned), "no signature"),
+        "extra in signature": (json.dumps(extra_sig), 'unknown member "note" in signature'),
+        "extra in log": (json.dumps(extra_log), 'unknown member "note" in receipt.log'),
+    }
+    for name, (t, why) in cases.items():
+        assert t != text, name
+        out = _run(tmp_path, t, "--jwks", jw)
+        assert (out["exit"], out["failed"]) == (1, ["strict"]), (name, out)
+        assert why in out["reason"], (name, out["reason"])
+    ok = _run(tmp_path, json.dumps(unsigned), "--jwks", jw, "--allow-unsigned")
+    assert ok["exit"] == 0 and "allowed by --allow-unsigned" in ok["unsigned"], ok
+
+
+def test_the_response_signature_covers_tokens_and_names_an_unknown_key(tmp_path):
+    jw = os.path.join(HERE, "fixtures", "jwks.json")
+    assert _run(tmp_path, json.dumps(RECEIPT), "--jwks", jw)["exit"] == 0
+    t = copy.deepcopy(RECEIPT); t["tokens"]["remaining"] += 1000
+    out = _run(tmp_path, json.dumps(t), "--jwks", jw)
+    assert (out["exit"], out["failed"]) == (1, ["signature"]), out
+    k = copy.deepcopy(RECEIPT); k["signature"]["kid"] = "Z" * 43
+    out = _run(tmp_path, json.dumps(k), "--jwks", jw)
+    assert (out["exit"], out["failed"]) == (1, ["key"]), out
+
+
+def test_an_unreachable_node_is_exit_2_naming_it_and_a_failed_check_is_still_1(tmp_path):
+    closed = "http://127.0.0.1:9"
+    out = _run(tmp_path, json.dumps(RECEIPT), "--url", closed)
+    assert (out["exit"], out["failed"]) == (2, []), out
+    assert out["unreachable"].startswith(closed) and "checkpoint" in out["couldNotRun"], out
+    v = copy.deepcopy(RECEIPT); v["value"] = 0
+    out = _run(tmp_path, json.dumps(v), "--url", closed)
+    assert (out["exit"], out["failed"]) == (1, ["digest", "inclusion"]), out
+
+
+def test_pure_python_ed25519_agrees_with_the_rfc_8032_vectors_and_the_fixtures():
+    from svc_client.verify import _ed25519, verify_response_signature  # noqa: F401
+    # RFC 8032 section 7.1, TEST 1 and TEST 2
+    for pk, sig, msg in (
+        ("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a",
+         "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b", ""),
+        ("3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c",
+         "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00", "72"),
+    ):
+        _ed25519.verify(bytes.fromhex(pk), bytes.fromhex(sig), bytes.fromhex(msg))
+        bad = bytearray(bytes.fromhex(sig)); bad[0] ^= 1
+        with pytest.raises(_ed25519.InvalidSignature):
+            _ed25519.verify(bytes.fromhex(pk), bytes(bad), bytes.fromhex(msg))
+    # the fixture receipt's v3 signature, by the JWKS key
+    jwk = next(k for k in JWKS["keys"] if k.get("kid") == RECEIPT["signature"]["kid"])
+    x = base64.urlsafe_b64decode(jwk["x"] + "=" * (-len(jwk["x"]) % 4))
+    body = canonical_json({k: v for k, v in RECEIPT.items() if k != "signature"}).encode()
+    sig = base64.urlsafe_b64decode(RECEIPT["signature"]["sig"] + "=" * (-len(RECEIPT["signature"]["sig"]) % 4))
+    _ed25519.verify(x, sig, body)
+    with pytest.raises(_ed25519.InvalidSignature):
+        _ed25519.verify(x, sig, body + b" ")

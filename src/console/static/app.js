@@ -6,8 +6,9 @@ import { h, $, clear, facts, status, fmtTime, shortHash } from './dom.js';
 import { showPlayground } from './playground.js';
 import { initVerifier } from './verifier.js';
 import { showFolders, showContracts, showPages, showMail, initMachineForms } from './machine.js';
+import { showJobs } from './jobs.js';
 
-const VIEWS = ['overview', 'playground', 'verify', 'observer', 'folders', 'contracts', 'pages', 'mail'];
+const VIEWS = ['overview', 'playground', 'verify', 'observer', 'jobs', 'folders', 'contracts', 'pages', 'mail'];
 
 // ── sign-in ──────────────────────────────────────────────────────────────────────────────────
 
@@ -132,6 +133,7 @@ const SHOW = {
   playground: showPlayground,
   verify: () => {},
   observer: () => {},
+  jobs: showJobs,
   folders: showFolders,
   contracts: showContracts,
   pages: showPages,

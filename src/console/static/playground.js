@@ -107,7 +107,12 @@ async function showResult(r) {
     prec.append(
       h('h3', {}, 'Precision'),
       h('p', { class: p.withinBound ? 'badge good' : 'badge bad' }, p.withinBound ? 'within bound' : 'outside bound'),
-      h('p', {}, `Error ${fmtNumber(p.errorPct)} % against the reference (bound ${fmtNumber(p.boundPct)} %).`),
+      // what the error is (issue 29; docs/glossary.md "error and bound"): a distance to an independent
+      // reference, or the method's own estimate; a Monte Carlo standard error is given apart
+      h('p', {}, errorIsEstimate(p)
+        ? `The method's own error estimate: ${fmtNumber(p.errorPct)} % (bound ${fmtNumber(p.boundPct)} %).`
+        : `Distance to the reference: ${fmtNumber(p.errorPct)} % (bound ${fmtNumber(p.boundPct)} %).`),
+      ...(typeof r.result?.stdErr === 'number' ? [h('p', {}, `Monte Carlo standard error: ${fmtNumber(r.result.stdErr)}${r.unit ? ` ${r.unit}` : ''}${r.value ? ` (${fmtNumber((100 * r.result.stdErr) / Math.abs(r.value))} % of the value)` : ''} (given apart: it is not the error above).`)] : []),
       h('p', { class: 'muted' }, `Reference: ${p.reference}${typeof p.referenceValue === 'number' ? ` = ${fmtNumber(p.referenceValue)}` : ''}`));
   }
   await drawPlots(r);
@@ -167,4 +172,11 @@ export async function showPlayground() {
     });
   }
   await loadSolvers();
+}
+
+/** Whether precision.errorPct is the method's own estimate (a re-solve, a Richardson twin, a
+ * certificate) rather than a distance to an independent reference (as src/mcp/tools.ts errorKind). */
+function errorIsEstimate(p) {
+  if (p.certificate) return true;
+  return /estimat|richardson|twin|re-?run|re-?solve|halved|doubled|certificate|residual/i.test(p.reference ?? '');
 }

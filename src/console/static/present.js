@@ -223,6 +223,9 @@ export const PRESENT = {
     value: ['First state at the end', 'the units of your equations'],
     charts: [{ ys: null, yLabel: 'state (your units)', xLabel: 't (your units)' }],
   },
+  lp: { value: ['Optimal objective', "the objective in your model's own units"] },
+  fit: { value: ['Residual sum of squares χ²', 'the squared units of your data, each residual divided by its σ when σ is given'] },
+  linsolve: { value: ['Norm of the solution ‖x‖₂', 'the units of x: those of b divided by those of A'] },
 };
 
 /** Values the playground puts in a solver's form beyond the schema's defaults (shown, editable):

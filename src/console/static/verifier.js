@@ -1,14 +1,10 @@
-// The receipt verifier: paste, drop or choose a saved sealed response; the node checks its proof
-// (POST /api/svc/verify) and the browser checks its Ed25519 signature against the node's JWKS.
-import { api, ApiError } from './api.js';
+// The receipt verifier: paste, drop or choose a saved sealed response; the browser runs the checks
+// of `svc verify` (verify.js verifySaved: strict I-JSON reading, digest, inclusion, the checkpoint's
+// and the response's signatures against this node's JWKS, the consistency of its log) and, when a
+// machine key is signed in, the node checks the seal proof (POST /api/svc/verify).
+import { storedKey } from './api.js';
 import { h, $, clear, fmtNumber, fmtTime } from './dom.js';
-import { parseSealed, proofRequestOf, checkSignature, verdictOf } from './verify.js';
-
-let jwksCache = null;
-async function jwks() {
-  jwksCache ??= api('GET', '/.well-known/jwks.json', undefined, { key: null }).catch((e) => { jwksCache = null; throw e; });
-  return jwksCache;
-}
+import { verifySaved, verdictWords } from './verify.js';
 
 export function loadIntoVerifier(response) {
   $('vf-text').value = JSON.stringify(response, null, 2);
@@ -28,10 +24,16 @@ export async function verifyResponse(response) {
 function show(verdict, receipt) {
   const el = clear($('vf-result'));
   el.hidden = false;
-  el.className = `verdict ${verdict.valid ? 'good' : 'bad'}`;
+  const tone = verdict.exit === undefined ? (verdict.valid ? 'good' : 'bad') : verdictWords(verdict).tone;
+  el.className = `verdict ${tone}`;
   el.append(
-    h('p', { class: 'verdict-word', id: 'vf-verdict' }, verdict.valid ? '✓ Valid' : '✗ Invalid'),
+    h('p', { class: 'verdict-word', id: 'vf-verdict' }, tone === 'good' ? '✓ Valid' : tone === 'bad' ? '✗ Invalid' : '? Could not check'),
     h('p', { id: 'vf-reason' }, verdict.reason));
+  if (verdict.checks) {
+    const word = (k, v) => (v === true ? 'holds' : v === false ? 'FAILED' : verdict.couldNotRun.includes(k) ? 'could not run' : 'not asked');
+    el.append(h('dl', { class: 'facts', id: 'vf-checks' }, Object.entries(verdict.checks).map(([k, v]) =>
+      h('div', {}, h('dt', {}, k), h('dd', { 'data-check': k }, word(k, v))))));
+  }
   if (receipt && typeof receipt === 'object') {
     const rc = receipt.receipt ?? {};
     const rows = [
@@ -43,24 +45,28 @@ function show(verdict, receipt) {
   }
 }
 
+/** The reason line: what held (the words the page has always used), or what failed / could not run. */
+function reasonOf(rep) {
+  if (rep.exit !== 0) return rep.reason ?? 'invalid';
+  const c = rep.checks;
+  const version = rep.parsed?.receipt?.version ?? (typeof rep.parsed?.value === 'number' ? 2 : 1);
+  const notes = [];
+  if (c.hmac) notes.push(`v${version} proof valid`);
+  if (c.signature) notes.push(`Ed25519 signature valid (key ${rep.parsed.signature.kid})`);
+  notes.push('digest, inclusion proof and checkpoint signature hold');
+  if (c.consistency) notes.push(`the node's log (size ${rep.currentSize}) extends the receipt's`);
+  if (c.hmac === null) notes.push('sign in with the machine key to have the node check the seal proof');
+  if (rep.unsigned) notes.push(rep.unsigned);
+  return notes.join('; ');
+}
+
 async function verifyText(text) {
-  const parsed = parseSealed(text);
-  if (parsed.error) { show({ valid: false, reason: parsed.error }); return; }
-  const receipt = parsed.receipt;
-  const req = proofRequestOf(receipt);
-  if (req.error) { show({ valid: false, reason: req.error }, receipt); return; }
   $('vf-check').disabled = true;
   try {
-    let proof;
-    try {
-      const out = await api('POST', '/api/svc/verify', req.request);
-      proof = { valid: out.valid === true, version: out.version };
-    } catch (e) {
-      proof = { error: e instanceof ApiError ? `the node could not check it: ${e.message}` : `could not reach the node: ${e.message}` };
-    }
-    let sig;
-    try { sig = await checkSignature(receipt, await jwks()); } catch (e) { sig = { status: 'unsupported', reason: `the node's keys could not be loaded: ${e.message}` }; }
-    show(verdictOf(proof, sig), receipt);
+    const rep = await verifySaved(text, { url: location.origin, key: storedKey() ?? undefined });
+    show({ ...rep, reason: reasonOf(rep) }, rep.parsed);
+  } catch (e) {
+    show({ valid: false, reason: `the check stopped: ${e.message}` });
   } finally {
     $('vf-check').disabled = false;
   }

@@ -4,9 +4,10 @@ import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { SolverDescriptor, SolverRun } from '../types.ts';
+import { MODULE_EXT, isModuleFile } from '../../core/modules.ts';
 
 const SOLVERS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
-const NOT_SOLVERS = new Set(['types.ts']);
+const NOT_SOLVERS = new Set(['types' + MODULE_EXT]);
 
 export interface LoadedSolver {
   descriptor: SolverDescriptor;
@@ -16,7 +17,7 @@ export interface LoadedSolver {
 }
 
 /** The solver module files, sorted. */
-export const SOLVER_FILES = () => readdirSync(SOLVERS_DIR).filter((f) => f.endsWith('.ts') && !NOT_SOLVERS.has(f)).sort();
+export const SOLVER_FILES = () => readdirSync(SOLVERS_DIR).filter((f) => isModuleFile(f) && !NOT_SOLVERS.has(f)).sort();
 
 let loaded: Promise<LoadedSolver[]> | null = null;
 
@@ -34,7 +35,7 @@ export function loadSolvers(): Promise<LoadedSolver[]> {
         continue;
       }
       if (mod.descriptor && typeof mod.run === 'function') {
-        if (mod.descriptor.name + '.ts' !== f) throw new Error(`solver ${f} declares name ${mod.descriptor.name}`);
+        if (mod.descriptor.name + MODULE_EXT !== f) throw new Error(`solver ${f} declares name ${mod.descriptor.name}`);
         out.push({ descriptor: mod.descriptor, noCommonFields: !!mod.noCommonFields, file: f });
       }
     }

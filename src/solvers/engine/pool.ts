@@ -20,6 +20,7 @@ import { Piscina, type PiscinaTask } from 'piscina';
 /** the worker view piscina gives a load balancer (its type is not exported by name) */
 type PiscinaWorker = Parameters<NonNullable<ConstructorParameters<typeof Piscina>[0]>['loadBalancer'] & {}>[1][number];
 import { SvcError } from '../../core/errors.ts';
+import { moduleUrl } from '../../core/modules.ts';
 import type { SolverOutput, SolverRun } from '../types.ts';
 
 /** How a pooled job ended: its output (`ok`), a refusal from the solver (`refused`), past its time
@@ -66,6 +67,11 @@ interface Lane {
   queueLimit: number;
 }
 
+/** what the node's main thread (HTTP, store thread, caches) is taken to need beside the workers */
+const MAIN_THREAD_MB = 448;
+/** how often the node's RSS is sampled while a job runs */
+const MEMORY_WATCH_MS = 50;
+
 export class SolverPool {
   private piscina: Piscina | null = null;
   /** worker threads terminated under a running job (time budget, cancellation) */
@@ -88,22 +94,51 @@ export class SolverPool {
    * a listener that throws is ignored, so observers never break a job. */
   readonly onJob: ((e: SolverJobEvent) => void)[] = [];
 
-  constructor(opts: { timeoutMs: number; threads?: number; machineConcurrency?: number; machineQueue?: number }) {
+  /** each run's memory budget (MiB): its worker's V8 heap limit */
+  readonly jobMemoryMb: number;
+  /** the node's memory limit (MiB): past it, running jobs are stopped, the newest first */
+  readonly memoryLimitMb: number;
+  /** stops of running jobs by memory, newest last (each aborts its job with MEMORY_BUDGET_EXCEEDED) */
+  private readonly memoryStops: (() => void)[] = [];
+  private memoryWatch: ReturnType<typeof setInterval> | null = null;
+
+  /** how long an idle worker thread lives (ms) */
+  readonly idleMs: number;
+
+  constructor(opts: { timeoutMs: number; threads?: number; machineConcurrency?: number; machineQueue?: number; jobMemoryMb?: number; memoryLimitMb?: number; idleMs?: number }) {
     this.timeoutMs = opts.timeoutMs;
-    // at least two workers: a tenant limited to one running job never holds them all
-    this.threads = Math.max(2, opts.threads ?? 2);
+    this.idleMs = opts.idleMs ?? 60_000;
+    this.jobMemoryMb = opts.jobMemoryMb ?? 512;
+    this.memoryLimitMb = opts.memoryLimitMb ?? 2048;
+    // at least two workers: a tenant limited to one running job never holds them all; and no more
+    // than the node's memory holds when each of them reaches its budget (admission by construction,
+    // beside the main thread's own ~450 MiB: docs/node.md "Memory is a budget")
+    const byMemory = Math.floor((this.memoryLimitMb - MAIN_THREAD_MB) / this.jobMemoryMb);
+    this.threads = Math.max(2, Math.min(opts.threads ?? 2, byMemory));
     this.machineConcurrency = Math.max(1, opts.machineConcurrency ?? 1);
     this.machineQueue = Math.max(0, opts.machineQueue ?? 16);
   }
 
+  /** stops every worker once the pool has had no job for `idleMs` */
+  private idleTimer: ReturnType<typeof setTimeout> | null = null;
+
   private get pool(): Piscina {
+    if (this.idleTimer) { clearTimeout(this.idleTimer); this.idleTimer = null; }
     this.piscina ??= new Piscina({
-      filename: new URL('./worker.ts', import.meta.url).href,
-      // both workers are kept warm: a tenant whose job arrives while another tenant's job
-      // runs never waits for a thread to start
-      minThreads: 2,
+      filename: moduleUrl('./worker.ts', import.meta.url).href,
+      // workers start on first use (two at once: a tenant whose job arrives while another tenant's
+      // job runs never waits for a thread to start) and all stop after SVC_WORKER_IDLE_MS without a
+      // job (issue 28: an idle node holds no solver thread; docs/node.md "A lean, fast node")
+      minThreads: Math.min(2, this.threads),
       maxThreads: this.threads,
-      idleTimeout: 30_000,
+      idleTimeout: this.idleMs,
+      // a run past its budget ends its thread with ERR_WORKER_OUT_OF_MEMORY; piscina replaces it
+      resourceLimits: { maxOldGenerationSizeMb: this.jobMemoryMb },
+      // an idle worker waits for its next task with Atomics.waitAsync, so its event loop runs: with
+      // piscina's default ('sync': Atomics.wait blocks the thread) the collection a worker schedules
+      // after a run (src/solvers/engine/worker.ts) never ran until the next task arrived. Measured
+      // after one ode call: the worker's heap 92 MiB committed → 23 MiB a second later, RSS −37 MiB
+      atomics: 'async',
       loadBalancer: (task, workers) => this.pickWorker(task, workers),
     });
     return this.piscina;
@@ -240,6 +275,20 @@ export class SolverPool {
     }
   }
 
+  /** Called when a job settles: once nothing runs or waits, the workers are stopped after `idleMs`. */
+  private armIdle(): void {
+    if (this.idleTimer || !this.piscina || this.active > 0 || this.ring.length) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      if (this.active > 0 || this.ring.length || !this.piscina) return;
+      const p = this.piscina;
+      this.piscina = null;
+      this.loaded.clear();
+      void p.destroy().catch(() => { /* nothing ran: nothing to lose */ });
+    }, this.idleMs);
+    this.idleTimer.unref();
+  }
+
   /** Runs a solver in the pool, fairly scheduled by `tenant`. Rejects with TIME_BUDGET_EXCEEDED
    * past the budget (counted from the job's start in its worker); aborting `signal` (client
    * gone) takes a waiting job out of the queue, or stops a running one by terminating its worker. */
@@ -262,6 +311,7 @@ export class SolverPool {
       throw e;
     } finally {
       release?.();
+      this.armIdle();
       this.emit({ phase: 'settled', solver: name, tenant: opts.tenant, outcome, seconds: (performance.now() - t0) / 1000, started: usage.started, runSeconds: usage.workerMs / 1000 });
     }
   }
@@ -291,23 +341,43 @@ export class SolverPool {
     const wait = Atomics.waitAsync(started, 0, 0);
     if (!wait.async) onStart();
     else void wait.value.then(() => { if (Atomics.load(started, 0) === 1) onStart(); });
-    const signal = opts.signal ? AbortSignal.any([opts.signal, budget]) : budget;
     const ch = opts.progress ? new MessageChannel() : null;
     if (ch) this.progressChannels++;
     const local: any = ch?.port1;
     local?.on('message', (m: unknown) => { if (typeof m === 'number') opts.progress?.(m); });
+    // the node-wide watchdog: memory outside the V8 heap (typed arrays) is not bounded by the
+    // worker's heap limit; past the node's limit the newest running job is stopped
+    const memoryCtl = new AbortController();
+    const stopForMemory = () => memoryCtl.abort();
+    this.memoryStops.push(stopForMemory);
+    this.watchMemory();
+    const signal = AbortSignal.any([opts.signal ?? new AbortController().signal, budget, memoryCtl.signal]);
     const onAbort = () => { if (Atomics.load(started, 0) === 1) this.stopped++; };
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       // the solver's name rides along for the load balancer (a symbol key: not sent to the worker)
       const task = { name, input, seed: opts.seed, now: opts.now, started, ...(ch ? { port: ch.port2 } : {}), [Piscina.queueOptionsSymbol]: { solver: name } };
-      const res: any = await this.pool.run(task, ch ? { signal, transferList: [ch.port2 as any] } : { signal });
+      // a large byte input (a blob's bytes) moves to the worker instead of being copied: the node
+      // does not hold a second copy while it runs (a 300 MB CNF would otherwise be there twice)
+      const transferList: any[] = [...(ch ? [ch.port2] : []), ...movableBuffers(input)];
+      const res: any = await this.pool.run(task, transferList.length ? { signal, transferList } : { signal });
       if (!res.ok) throw new SvcError(res.refusal.code, res.refusal.message, { details: res.refusal.details });
       return res.output as SolverOutput;
     } catch (e: any) {
       if (e instanceof SvcError) throw e;
+      if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY' || memoryCtl.signal.aborted) {
+        throw new SvcError('MEMORY_BUDGET_EXCEEDED', memoryCtl.signal.aborted
+          ? `the node ran short of memory (over SVC_MEMORY_LIMIT_MB = ${this.memoryLimitMb} MiB) and this run, the newest, was stopped`
+          : `the ${name} solver used more than its memory budget of ${this.jobMemoryMb} MiB (SVC_JOB_MEMORY_MB) and was stopped; its worker was replaced`, {
+          details: { memoryBudgetMb: this.jobMemoryMb },
+        });
+      }
       if (budget.aborted) {
-        throw new SvcError('TIME_BUDGET_EXCEEDED', `the solver ran past its time budget of ${budgetMs} ms and was stopped`);
+        // the refusal names the asynchronous route (issue 29): a request's budget is the request's; a
+        // job runs under the jobs' own budget and is polled, not waited for
+        throw new SvcError('TIME_BUDGET_EXCEEDED', `the solver ran past its time budget of ${budgetMs} ms and was stopped; for a longer run, send it as a job: Prefer: respond-async, or POST /api/jobs`, {
+          details: { budgetMs, asyncRoute: { header: 'Prefer: respond-async', endpoint: 'POST /api/jobs' } },
+        });
       }
       if (opts.signal?.aborted) throw cancelled();
       throw e;
@@ -320,8 +390,21 @@ export class SolverPool {
       // wakes a waitAsync still pending (a job that never started), so nothing is left waiting
       Atomics.notify(started, 0);
       signal.removeEventListener('abort', onAbort);
+      const k = this.memoryStops.indexOf(stopForMemory);
+      if (k >= 0) this.memoryStops.splice(k, 1);
+      if (!this.memoryStops.length && this.memoryWatch) { clearInterval(this.memoryWatch); this.memoryWatch = null; }
       local?.close();
     }
+  }
+
+  /** Samples the node's RSS while jobs run; past SVC_MEMORY_LIMIT_MB the newest running job is
+   * stopped (its worker terminated, its memory returned), then the next, until it is below. */
+  private watchMemory(): void {
+    if (this.memoryWatch) return;
+    this.memoryWatch = setInterval(() => {
+      if (process.memoryUsage.rss() > this.memoryLimitMb * 2 ** 20) this.memoryStops.pop()?.();
+    }, MEMORY_WATCH_MS);
+    this.memoryWatch.unref();
   }
 
   /** Runs a closed-form solver on the calling thread: its work takes microseconds, less than a
@@ -359,6 +442,7 @@ export class SolverPool {
   }
 
   async close(): Promise<void> {
+    if (this.idleTimer) { clearTimeout(this.idleTimer); this.idleTimer = null; }
     this.rejectWaiting();
     if (this.piscina) await this.piscina.destroy();
     this.piscina = null;
@@ -367,4 +451,15 @@ export class SolverPool {
 
 function cancelled(): SvcError {
   return new SvcError('INVALID_INPUT', 'the request was cancelled');
+}
+
+/** The buffers of the large byte arrays among an input's top-level fields that can move to a
+ * worker (each array owning its whole, unshared buffer); detached here once sent. */
+function movableBuffers(input: unknown): ArrayBuffer[] {
+  if (!input || typeof input !== 'object') return [];
+  const out: ArrayBuffer[] = [];
+  for (const v of Object.values(input as Record<string, unknown>)) {
+    if (v instanceof Uint8Array && v.byteLength >= 1 << 20 && v.buffer instanceof ArrayBuffer && v.byteOffset === 0 && v.byteLength === v.buffer.byteLength && !out.includes(v.buffer)) out.push(v.buffer);
+  }
+  return out;
 }

@@ -13,39 +13,59 @@
 //   - EVSIDS decisions (exponential VSIDS, MiniSat: bump by an increment that grows by 1/0.95 per
 //     conflict, rescaled at 1e100) over a binary max-heap of variables;
 //   - phase saving (Pipatsrisawat & Darwiche, SAT 2007), initial phase false as in MiniSat;
-//   - restarts: Luby restarts with unit 100 conflicts (Luby, Sinclair & Zuckerman 1993;
-//     MiniSat's default), or, with `restarts: 'glucose'`, Glucose-style: when the fast
-//     exponential moving average of the learnt clauses' LBD exceeds the slow one by 25 % (Biere &
-//     Fröhlich, "Evaluating CDCL restart schemes", POS 2015: α_fast = 2^-5, α_slow = 2^-14), at
-//     least 50 conflicts apart, blocked while the trail is 1.4× its moving average (Audemard &
-//     Simon, "Refining restarts strategies for SAT and UNSAT", CP 2012). Luby is the default:
-//     on 40 random 3-SAT instances (n = 200) it took ~12 % less CPU time, on pigeonhole 8 about
-//     a third less (one run each, while tuning for bench/sat.bench.ts);
-//   - learnt-clause reduction by LBD (Glucose): every 600 + 100·k conflicts (k reductions so
-//     far; Glucose uses 2000 + 300·k, CaDiCaL starts at 300: the shorter interval keeps watch
-//     lists short, which paid on the benchmarks) the learnt clauses with LBD > 2 are ranked by
-//     (LBD, activity) and the worse half is deleted, except clauses that are reasons and LBD ≤ 6
-//     clauses used since the last reduction (a second tier, as in Oh, "Between SAT and UNSAT:
-//     the fundamental difference in CDCL SAT", SAT 2015);
+//   - restarts and modes: by default the search alternates a focused mode (Glucose-style restarts:
+//     when the fast exponential moving average of the learnt clauses' LBD exceeds the slow one by
+//     25 % (Biere & Fröhlich, "Evaluating CDCL restart schemes", POS 2015: α_fast = 2^-5,
+//     α_slow = 2^-14), at least 50 conflicts apart, blocked while the trail is 1.4× its moving
+//     average (Audemard & Simon, "Refining restarts strategies for SAT and UNSAT", CP 2012); saved
+//     phases) and a stable mode (Luby restarts of unit 1024 conflicts, Luby, Sinclair & Zuckerman
+//     1993; decisions follow the target phase), as CaDiCaL and Kissat do (Biere, Fazekas, Fleury &
+//     Heisinger, "CaDiCaL, Kissat, Paracooba, Plingeling and Treengeling entering the SAT
+//     Competition 2020"; Biere & Fleury, "Chasing target phases", POS 2020): the first switch after
+//     1000 conflicts, each focused+stable pair twice as long as the one before. `restarts: 'luby'`
+//     (unit 100, MiniSat's default, the seed code's) or 'glucose' keep one policy throughout;
+//   - target phases and rephasing (Biere & Fleury 2020): at each conflict the trail below the
+//     conflict's decision level is a conflict-free partial assignment; the longest one seen
+//     (since the last rephasing or mode switch) is the target phase, which stable-mode decisions follow; the
+//     longest since the last rephasing is also kept as the best phase. In stable mode every
+//     1000·k conflicts (k rephasings so far) the saved phases are reset to best, original (false),
+//     best, inverted (true) in turn;
+//   - learnt-clause reduction by LBD (Audemard & Simon, "Predicting learnt clauses quality in
+//     modern SAT solvers", IJCAI 2009) in three tiers as in CaDiCaL and Kissat: every
+//     600 + 100·k conflicts (k reductions so far; Glucose uses 2000 + 300·k, CaDiCaL starts at
+//     300) core clauses (LBD ≤ 2) stay for ever, tier-2 clauses (LBD ≤ 6) stay while used in a
+//     conflict within the last two reductions, local clauses stay when used since the last one;
+//     of the remaining ones the worse half by (LBD, activity) is deleted; reasons and binary
+//     clauses are never deleted. A clause's LBD is recomputed when it takes part in a conflict;
+//   - vivification of learnt clauses (Luo, Li, Xiao, Manyà & Lü, "An effective learnt clause
+//     minimization approach for CDCL SAT solvers", IJCAI 2017; as in CaDiCaL and Kissat): every
+//     second reduction, at level 0, core and tier-2 clauses not tried before are shortened by
+//     deciding the negations of their literals one by one (details at `vivify`), within 5 % of the
+//     propagations the search made since the last round. The shortened clause is a RUP lemma of
+//     the proof and the old one a deletion;
 //   - the search for a new watch in a long clause starts where the previous search stopped
 //     (Gent, "Optimal implementation of watched literals and more general techniques", JAIR 48,
 //     2013).
 // Proof: every learnt clause is written as a DRAT lemma, every reduced clause as a deletion
 // `d …`, and the empty clause ends a refutation (Wetzler, Heule & Hunt, "DRAT-trim", SAT 2014).
-// Learnt clauses of first-UIP analysis with minimisation are RUP (reverse unit propagation)
-// consequences, so the proof never needs RAT.
+// Learnt clauses of first-UIP analysis with minimisation and vivified clauses are RUP (reverse
+// unit propagation) consequences, so the proof never needs RAT.
 //
 // Speed: clauses live in one Int32Array arena (header: size, flags|LBD<<3, activity as float32
 // bits, search position; then the literals); watch lists are per-literal Int32Arrays of
 // (blocker, clause<<1 | binary) pairs; the propagation loop allocates nothing. Literals are 2v (x_v) and 2v+1 (¬x_v), v 0-based.
 // Determinism: the only randomness is a tiny seeded initial activity per variable (< 1e-5, it
-// orders ties before the first conflict), from lib/rng.ts; everything else is a function of the
-// clauses. There is no stability condition: CDCL is exact and, given time, always terminates.
+// orders ties before the first conflict), from lib/rng.ts (with `initialOrder: 'index'` none: the
+// activities then decrease with the index); everything else is a function of the clauses. There is no stability condition: CDCL is exact and, given time, always terminates.
 import { createRng } from './rng.ts';
 
 export interface CdclOptions {
-  /** orders ties in the initial variable order (default 0) */
+  /** orders ties in the initial variable order when `initialOrder` is 'seeded' (default 0) */
   seed?: number;
+  /** the variables' initial activities, i.e. the decision order until conflicts have bumped them:
+   * 'seeded' (default: a permutation drawn from `seed`) or 'index' (the lowest variable first, as
+   * MiniSat 2.2's all-zero start roughly does; for A/B runs: docs/sat.md, "44bits_11") */
+  initialOrder?: 'index' | 'seeded';
   /** write a DRAT proof (default true) */
   proof?: boolean;
   /** the proof's size past which logging stops and `proofTruncated` is set (bytes of DRAT text) */
@@ -54,8 +74,27 @@ export interface CdclOptions {
   progress?: (conflicts: number) => void;
   /** give up (status UNKNOWN) after this many conflicts */
   maxConflicts?: number;
-  /** 'luby' (default) or 'glucose' */
-  restarts?: 'glucose' | 'luby';
+  /** 'modes' (default: focused and stable phases alternating, as in CaDiCaL and Kissat), or one
+   * policy throughout: 'luby' or 'glucose' */
+  restarts?: 'glucose' | 'luby' | 'modes';
+  /** target phases and rephasing in the stable phases of 'modes' (default true) */
+  target?: boolean;
+  /** vivification of learnt clauses (default true) */
+  vivify?: boolean;
+  /** vivification's propagations as a fraction of the search's since the last round (default 0.05) */
+  vivifyEffort?: number;
+  /** failed-literal probing at the vivification rounds (default false: not yet measured on the
+   * corpus) */
+  probe?: boolean;
+  /** equivalent-literal substitution before the search and at the vivification rounds (default
+   * false: not yet measured on the corpus) */
+  substitute?: boolean;
+  /** asked every 256 conflicts; true stops the search with status UNKNOWN (a caller's own clock:
+   * the bench's CPU-time limit; the node's budget stops the worker instead) */
+  stop?: () => boolean;
+  /** variables (0-based, 1 = eliminated by preprocessing) the search never decides: they occur
+   * in no clause, and the caller extends the model to them */
+  eliminated?: Uint8Array;
 }
 
 export interface CdclStats {
@@ -66,6 +105,16 @@ export interface CdclStats {
   learned: number;
   deleted: number;
   reductions: number;
+  /** switches between focused and stable mode */
+  modeSwitches: number;
+  rephases: number;
+  /** learnt clauses vivification shortened, and the literals it removed */
+  vivified: number;
+  vivifiedLits: number;
+  /** literals probing found failed (their negation learnt as a unit) */
+  failedLiterals: number;
+  /** variables replaced by an equivalent literal */
+  substituted: number;
 }
 
 export interface CdclResult {
@@ -82,6 +131,9 @@ export interface CdclResult {
 
 const HDR = 4;            // clause header words: size, flags, activity, search position
 const F_LEARNT = 1, F_DELETED = 2, F_USED = 4;
+// flags above the LBD: tried by vivification already; used twice since the last reduction
+const F_VIVIFIED = 1 << 30, F_USED2 = 1 << 29, F_HIGH = F_VIVIFIED | F_USED2;
+const LBD_MASK = (1 << 26) - 1;
 const LBD_SHIFT = 3;
 const CORE_LBD = 2, TIER2_LBD = 6;
 const FIRST_REDUCE = 600, REDUCE_INC = 100;
@@ -89,6 +141,16 @@ const VAR_DECAY = 0.95, CLA_DECAY = 0.999;
 const EMA_FAST = 1 / 32, EMA_SLOW = 1 / 16384, RESTART_MARGIN = 1.25, RESTART_MIN = 50;
 const BLOCK_TRAIL = 1.4, EMA_TRAIL = 1 / 5000, BLOCK_MIN_CONFLICTS = 10000;
 const LUBY_UNIT = 100;
+// stable/focused modes (CaDiCaL, Kissat): the first switch after STABLE_INIT conflicts, each phase
+// STABLE_FACTOR times longer than the one before; stable mode restarts by Luby with unit 1024
+// (CaDiCaL's "reluctant doubling")
+const STABLE_INIT = 1000, STABLE_FACTOR = 2, STABLE_LUBY_UNIT = 1024;
+// rephasing (stable mode): every REPHASE_INT·k conflicts the saved phases are reset, cycling
+// best, original, best, inverted
+const REPHASE_INT = 1000;
+// vivification: every VIVIFY_EVERY-th reduction, at most VIVIFY_EFFORT × the propagations the search
+// made since the last round
+const VIVIFY_EVERY = 2, VIVIFY_EFFORT = 0.05, VIVIFY_MIN = 5000;
 const DEFAULT_MAX_PROOF_BYTES = 64 * 1024 * 1024;
 
 /** Luby's sequence 1, 1, 2, 1, 1, 2, 4, … (MiniSat's formulation, base 2), 0-based index. */
@@ -113,7 +175,6 @@ export function solveCdcl(nVars: number, lits: Int32Array, opts: CdclOptions = {
   const logProof = opts.proof ?? true;
   const maxProofBytes = opts.maxProofBytes ?? DEFAULT_MAX_PROOF_BYTES;
   const maxConflicts = opts.maxConflicts ?? Infinity;
-  const useLuby = opts.restarts !== 'glucose';
 
   // ---- assignment ----
   const val = new Int8Array(nl);          // per literal: 1 true, -1 false, 0 unassigned
@@ -137,7 +198,10 @@ export function solveCdcl(nVars: number, lits: Int32Array, opts: CdclOptions = {
   // watching l, visited when l becomes false ----
   const watches: Int32Array[] = new Array(nl);
   const wsz = new Int32Array(nl);
-  for (let i = 0; i < nl; i++) watches[i] = new Int32Array(4);
+  // one shared empty list until a literal is first watched: a literal that is never watched costs
+  // no allocation (large formulas have millions of them)
+  const NO_WATCHES = new Int32Array(0);
+  for (let i = 0; i < nl; i++) watches[i] = NO_WATCHES;
 
   // ---- variable order ----
   const act = new Float64Array(n);
@@ -162,7 +226,7 @@ export function solveCdcl(nVars: number, lits: Int32Array, opts: CdclOptions = {
   let proofLen = 0, proofBytes = 0, lemmas = 0;
   let proofTruncated = false;
 
-  const stats: CdclStats = { conflicts: 0, decisions: 0, propagations: 0, restarts: 0, learned: 0, deleted: 0, reductions: 0 };
+  const stats: CdclStats = { conflicts: 0, decisions: 0, propagations: 0, restarts: 0, learned: 0, deleted: 0, reductions: 0, modeSwitches: 0, rephases: 0, vivified: 0, vivifiedLits: 0, failedLiterals: 0, substituted: 0 };
 
   const proofPush = (x: number) => {
     if (proofLen === proof.length) { const g = new Int32Array(proof.length * 2); g.set(proof); proof = g; }
@@ -239,7 +303,7 @@ export function solveCdcl(nVars: number, lits: Int32Array, opts: CdclOptions = {
   const watchPush = (l: number, blocker: number, cw: number) => {
     let w = watches[l];
     const s = wsz[l];
-    if (s + 2 > w.length) { const g = new Int32Array(w.length * 2); g.set(w); watches[l] = w = g; }
+    if (s + 2 > w.length) { const g = new Int32Array(Math.max(4, w.length * 2)); g.set(w); watches[l] = w = g; }
     w[s] = blocker; w[s + 1] = cw;
     wsz[l] = s + 2;
   };
@@ -322,7 +386,7 @@ export function solveCdcl(nVars: number, lits: Int32Array, opts: CdclOptions = {
           {
             let w = watches_[lk];
             const sz = wsz_[lk];
-            if (sz + 2 > w.length) { const g = new Int32Array(w.length * 2); g.set(w); watches_[lk] = w = g; }
+            if (sz + 2 > w.length) { const g = new Int32Array(Math.max(4, w.length * 2)); g.set(w); watches_[lk] = w = g; }
             w[sz] = first; w[sz + 1] = cw;
             wsz_[lk] = sz + 2;
           }
@@ -348,7 +412,7 @@ export function solveCdcl(nVars: number, lits: Int32Array, opts: CdclOptions = {
     return confl;
   };
 
-  const cancelUntil = (lvl: number) => {
+  const cancelUntil = (lvl: number, savePhases = true) => {
     if (dl <= lvl) return;
     const stop = trailLim[lvl];
     for (let i = trailLen - 1; i >= stop; i--) {
@@ -356,7 +420,7 @@ export function solveCdcl(nVars: number, lits: Int32Array, opts: CdclOptions = {
       const v = l >> 1;
       val[l] = 0; val[l ^ 1] = 0;
       reason[v] = -1;
-      polarity[v] = l & 1;
+      if (savePhases) polarity[v] = l & 1;
       heapInsert(v);
     }
     trailLen = stop; qhead = stop; dl = lvl;
@@ -425,10 +489,13 @@ export function solveCdcl(nVars: number, lits: Int32Array, opts: CdclOptions = {
       if ((flags & F_LEARNT) !== 0) {
         bumpClause(c);
         // refresh the LBD of a learnt clause that takes part in a conflict (Glucose)
-        const lbd = flags >>> LBD_SHIFT;
+        // and mark it used: a tier-2 clause (LBD ≤ 6) then survives two reductions, a local one
+        // the next (CaDiCaL's `used` counter)
+        const lbd = (flags >>> LBD_SHIFT) & LBD_MASK;
         if (lbd > CORE_LBD) {
           const nlbd = computeLbd(arena, c + HDR, arena[c]);
-          arena[c + 1] = nlbd < lbd ? ((flags & 7) | F_USED | (nlbd << LBD_SHIFT)) : (flags | F_USED);
+          const newLbd = nlbd < lbd ? nlbd : lbd;
+          arena[c + 1] = (flags & (7 | F_HIGH)) | F_USED | (newLbd <= TIER2_LBD ? F_USED2 : 0) | (newLbd << LBD_SHIFT);
         }
       }
       const c0 = c + HDR, stop = c0 + arena[c];
@@ -482,45 +549,21 @@ export function solveCdcl(nVars: number, lits: Int32Array, opts: CdclOptions = {
     return val[l1] === 1 && reason[l1 >> 1] === c;
   };
 
-  /** Glucose-style reduction: delete the worse half of the learnt clauses with LBD > 2. */
-  const reduceDb = () => {
-    stats.reductions++;
-    const cand: number[] = [];
-    let keep = 0;
-    for (let i = 0; i < nLearnts; i++) {
-      const c = learnts[i];
-      const flags = arena[c + 1];
-      const lbd = flags >>> LBD_SHIFT;
-      if (lbd <= CORE_LBD || arena[c] === 2 || isLocked(c)) { learnts[keep++] = c; continue; }
-      if ((flags & F_USED) !== 0 && lbd <= TIER2_LBD) { arena[c + 1] = flags & ~F_USED; learnts[keep++] = c; continue; }
-      arena[c + 1] = flags & ~F_USED;
-      cand.push(c);
+  /** marks clause c deleted, writes the deletion to the proof and notes its watched literals, whose
+   * lists `flushDeleted` then cleans */
+  let nDirty = 0;
+  const markDeleted = (c: number) => {
+    arena[c + 1] |= F_DELETED;
+    wasted += HDR + arena[c];
+    stats.deleted++;
+    proofRecord(2, arena, c + HDR, c + HDR + arena[c]);
+    for (let w = 0; w < 2; w++) {
+      const l = arena[c + HDR + w];
+      if (dirtyMark[l] === 0) { dirtyMark[l] = 1; dirty[nDirty++] = l; }
     }
-    // worst first: higher LBD, then lower activity, then older (smaller cref) for determinism
-    cand.sort((x, y) => {
-      const lx = arena[x + 1] >>> LBD_SHIFT, ly = arena[y + 1] >>> LBD_SHIFT;
-      if (lx !== ly) return ly - lx;
-      const ax = arenaF[x + 2], ay = arenaF[y + 2];
-      if (ax !== ay) return ax - ay;
-      return x - y;
-    });
-    const remove = cand.length >> 1;
-    let nDirty = 0;
-    for (let i = 0; i < cand.length; i++) {
-      const c = cand[i];
-      if (i < remove) {
-        arena[c + 1] |= F_DELETED;
-        wasted += HDR + arena[c];
-        stats.deleted++;
-        proofRecord(2, arena, c + HDR, c + HDR + arena[c]);
-        for (let w = 0; w < 2; w++) {
-          const l = arena[c + HDR + w];
-          if (dirtyMark[l] === 0) { dirtyMark[l] = 1; dirty[nDirty++] = l; }
-        }
-      } else learnts[keep++] = c;
-    }
-    nLearnts = keep;
-    // drop the deleted clauses' watches: only the lists of their two watched literals hold them
+  };
+  /** drops the deleted clauses' watches: only the lists of their two watched literals hold them */
+  const flushDeleted = () => {
     for (let d = 0; d < nDirty; d++) {
       const l = dirty[d];
       dirtyMark[l] = 0;
@@ -534,7 +577,121 @@ export function solveCdcl(nVars: number, lits: Int32Array, opts: CdclOptions = {
       }
       wsz[l] = j;
     }
+    nDirty = 0;
+  };
+
+  /** Reduction of the learnt clauses in three tiers (Audemard & Simon, IJCAI 2009, for the LBD;
+   * the tiers as in CaDiCaL and Kissat, Biere et al., SAT Competition 2017-2020 system
+   * descriptions): core (LBD ≤ 2) kept for ever; tier 2 (LBD ≤ 6) kept while used in a conflict
+   * within the last two reductions; local clauses kept when used since the last one. Of the rest
+   * (and reasons and binary clauses are never touched) the worse half by (LBD, activity) goes. */
+  /** Orders learnt clauses worst first: higher LBD, then lower activity, then older (smaller cref) */
+  const worseFirst = (x: number, y: number): number => {
+    const lx = (arena[x + 1] >>> LBD_SHIFT) & LBD_MASK, ly = (arena[y + 1] >>> LBD_SHIFT) & LBD_MASK;
+    if (lx !== ly) return ly - lx;
+    const ax = arenaF[x + 2], ay = arenaF[y + 2];
+    if (ax !== ay) return ax - ay;
+    return x - y;
+  };
+  const reduceDb = () => {
+    stats.reductions++;
+    const cand: number[] = [];
+    let keep = 0;
+    for (let i = 0; i < nLearnts; i++) {
+      const c = learnts[i];
+      const flags = arena[c + 1];
+      const lbd = (flags >>> LBD_SHIFT) & LBD_MASK;
+      if (lbd <= CORE_LBD || arena[c] === 2 || isLocked(c)) { learnts[keep++] = c; continue; }
+      if ((flags & F_USED2) !== 0) { arena[c + 1] = flags & ~F_USED2; learnts[keep++] = c; continue; }
+      if ((flags & F_USED) !== 0) { arena[c + 1] = flags & ~F_USED; learnts[keep++] = c; continue; }
+      cand.push(c);
+    }
+    // worst first: higher LBD, then lower activity, then older (smaller cref) for determinism
+    cand.sort(worseFirst);
+    const remove = cand.length >> 1;
+    for (let i = 0; i < cand.length; i++) {
+      const c = cand[i];
+      if (i < remove) markDeleted(c);
+      else learnts[keep++] = c;
+    }
+    nLearnts = keep;
+    flushDeleted();
     if (wasted > arenaTop / 2) collectGarbage();
+  };
+
+  /** Vivification of learnt clauses (Luo, Li, Xiao, Manyà & Lü, "An effective learnt clause
+   * minimization approach for CDCL SAT solvers", IJCAI 2017; as in CaDiCaL's `vivify`): at level 0,
+   * for a core or tier-2 clause C = (l1 … lk) the negations ¬l1, ¬l2, … are decided one by one
+   * with unit propagation after each. A literal already false is implied false by the decisions
+   * before it and leaves C; a literal already true (implied by the decisions) ends C there; a
+   * conflict ends C at the decisions made. The shortened clause C' is a RUP consequence of the
+   * clauses (C included), so it enters the proof as a lemma and C as a deletion. Returns false when
+   * a unit it found refutes the formula at level 0. Bounded by a propagation budget. */
+  const vivBuf = new Int32Array(n + 1), vivLits = new Int32Array(n + 1);
+  const vivify = (budget: number): boolean => {
+    const cand: number[] = [];
+    for (let i = 0; i < nLearnts; i++) {
+      const c = learnts[i];
+      const flags = arena[c + 1];
+      if ((flags & (F_VIVIFIED | F_DELETED)) !== 0 || arena[c] <= 2) continue;
+      if (((flags >>> LBD_SHIFT) & LBD_MASK) > TIER2_LBD) continue;
+      cand.push(c);
+    }
+    // best first: lower LBD, then higher activity, newer first (the reduction's order reversed)
+    cand.sort((x, y) => worseFirst(y, x));
+    const limit = stats.propagations + budget;
+    let ok = true;
+    // (clause references stay valid: growing the arena copies it at the same offsets)
+    for (let ci = 0; ci < cand.length && ok && stats.propagations < limit; ci++) {
+      const c = cand[ci];
+      arena[c + 1] |= F_VIVIFIED;
+      if (isLocked(c)) continue;
+      const size = arena[c];
+      // a copy: propagation reorders the clause's own literals as its watches move
+      for (let i = 0; i < size; i++) vivLits[i] = arena[c + HDR + i];
+      let k = 0;            // literals kept in vivBuf
+      let satisfiedAt0 = false;
+      for (let i = 0; i < size; i++) {
+        const l = vivLits[i];
+        const v = val[l];
+        if (v === -1) continue;                              // implied false: leaves C
+        if (v === 1) {
+          if (level[l >> 1] === 0) { satisfiedAt0 = true; break; }
+          vivBuf[k++] = l; break;                            // implied true: C ends here
+        }
+        vivBuf[k++] = l;
+        trailLim[dl] = trailLen;
+        dl++;
+        enqueue(l ^ 1, -1);
+        if (propagate() >= 0) break;                        // conflict: the decisions suffice
+      }
+      cancelUntil(0, false);
+      // (a deleted clause leaves its watch lists at once: propagation would move its watches
+      // to lists the flush does not visit)
+      if (satisfiedAt0) { markDeleted(c); flushDeleted(); continue; }
+      if (k >= size) continue;
+      stats.vivified++;
+      stats.vivifiedLits += size - k;
+      proofRecord(1, vivBuf, 0, k);
+      if (k === 1) {
+        markDeleted(c); flushDeleted();
+        enqueue(vivBuf[0], -1);
+        if (propagate() >= 0) ok = false;
+        continue;
+      }
+      const flags = arena[c + 1];
+      const lbd = (flags >>> LBD_SHIFT) & LBD_MASK;
+      markDeleted(c); flushDeleted();
+      const nc = addClause(vivBuf, k, true, lbd < k ? lbd : k - 1);
+      arena[nc + 1] |= F_VIVIFIED | (flags & (F_USED | F_USED2));
+      arenaF[nc + 2] = arenaF[c + 2];
+    }
+    let keep = 0;
+    for (let i = 0; i < nLearnts; i++) if ((arena[learnts[i] + 1] & F_DELETED) === 0) learnts[keep++] = learnts[i];
+    nLearnts = keep;
+    flushDeleted();
+    if (wasted > arenaTop / 2) collectGarbage();
+    return ok;
   };
 
   /** Compacts the arena, rewriting every clause reference (watches, reasons, learnt list). */
@@ -569,10 +726,209 @@ export function solveCdcl(nVars: number, lits: Int32Array, opts: CdclOptions = {
     arenaBuf = buf; arena = na; arenaF = naF; arenaTop = top; wasted = 0;
   };
 
+  /** Failed-literal probing (Freeman, "Improvements to propositional satisfiability search
+   * algorithms", 1995; Le Berre, "Exploiting the real power of unit propagation lookahead", SAT
+   * 2001; as inprocessing in Lingeling and CaDiCaL): at level 0, a literal l that occurs negated in
+   * a binary clause (so deciding it propagates) is decided and propagated; a conflict shows ¬l,
+   * which is RUP (asserting l propagates to that conflict) and joins the proof and level 0 as a
+   * unit. Each variable is probed once, in index order from where the last round stopped, within
+   * the same budget rule as vivification. Returns false when a unit refutes the formula. */
+  let probeNext = 0;
+  const probeLit = new Int32Array(1);
+  const probe = (budget: number): boolean => {
+    const limit = stats.propagations + budget;
+    for (let tried = 0; tried < n && stats.propagations < limit; tried++) {
+      const v = probeNext;
+      probeNext = probeNext + 1 === n ? 0 : probeNext + 1;
+      if (val[2 * v] !== 0) continue; // (eliminated variables are in no clause: never a root)
+      for (let sign = 0; sign < 2; sign++) {
+        const l = 2 * v + sign;
+        if (val[l] !== 0) continue;
+        // a root worth probing: ¬l is watched by a binary clause (l's decision then implies its other literal)
+        const ws = watches[l ^ 1];
+        let hasBinary = false;
+        for (let i = 1; i < wsz[l ^ 1]; i += 2) if ((ws[i] & 1) !== 0) { hasBinary = true; break; }
+        if (!hasBinary) continue;
+        trailLim[dl] = trailLen;
+        dl++;
+        enqueue(l, -1);
+        const confl = propagate();
+        cancelUntil(0, false);
+        if (confl < 0) continue;
+        stats.failedLiterals++;
+        probeLit[0] = l ^ 1;
+        proofRecord(1, probeLit, 0, 1);
+        enqueue(l ^ 1, -1);
+        if (propagate() >= 0) return false;
+      }
+    }
+    return true;
+  };
+
+  /** Equivalent-literal substitution (Li, "Integrating equivalency reasoning into Davis-Putnam
+   * procedure", AAAI 2000; Van Gelder, "Toward leaner binary-clause reasoning in a satisfiability
+   * solver", AMAI 43, 2005; as in Lingeling, CaDiCaL and Kissat's `substitute`): at level 0 the
+   * strongly connected components of the binary implication graph (Tarjan 1972, iteratively) are
+   * classes of equivalent literals; each class is replaced by its literal of the smallest variable.
+   * A class holding l and ¬l refutes the formula: ¬l is RUP (l reaches ¬l through binary clauses),
+   * then the empty clause. Otherwise every clause with a replaced literal is rewritten: the new
+   * clause is RUP while the binary clauses that make the equivalence are still there (asserting
+   * ¬r propagates ¬x along them), so ALL rewritten clauses are added to the proof first and the old
+   * ones deleted after; tautologies are deleted, duplicate literals merged, literals false at level
+   * 0 dropped; clauses true at level 0 are left alone. A replaced variable then occurs in no clause; the
+   * model gives it its representative's value (`substStack`, undone in reverse order). Returns
+   * false when the formula is refuted. */
+  const substStack: number[] = []; // pairs (variable, representative literal for its positive literal)
+  const substitute = (): boolean => {
+    // Tarjan over the unassigned literals; edges u → y for each binary clause (¬u ∨ y), found in
+    // the watch list of ¬u with y as the blocker
+    const index = new Int32Array(nl).fill(-1), low = new Int32Array(nl);
+    const onStack = new Uint8Array(nl), sccStack = new Int32Array(nl), callStack = new Int32Array(nl), iter = new Int32Array(nl);
+    const repr = new Int32Array(nl);
+    for (let l = 0; l < nl; l++) repr[l] = l;
+    let counter = 0, sp = 0, found = 0;
+    for (let root = 0; root < nl; root++) {
+      if (index[root] >= 0 || val[root] !== 0) continue;
+      let cp = 0;
+      callStack[cp++] = root; index[root] = low[root] = counter++; iter[root] = 0;
+      sccStack[sp++] = root; onStack[root] = 1;
+      while (cp > 0) {
+        const u = callStack[cp - 1];
+        const ws = watches[u ^ 1], end = wsz[u ^ 1];
+        let pushed = false;
+        while (iter[u] < end) {
+          const i = iter[u]; iter[u] += 2;
+          if ((ws[i + 1] & 1) === 0) continue;
+          const y = ws[i];
+          if (val[y] !== 0) continue;
+          if (index[y] < 0) {
+            index[y] = low[y] = counter++; iter[y] = 0;
+            sccStack[sp++] = y; onStack[y] = 1;
+            callStack[cp++] = y; pushed = true; break;
+          }
+          if (onStack[y] !== 0 && index[y] < low[u]) low[u] = index[y];
+        }
+        if (pushed) continue;
+        cp--;
+        if (cp > 0) { const p = callStack[cp - 1]; if (low[u] < low[p]) low[p] = low[u]; }
+        if (low[u] === index[u]) {
+          // pop the component; its representative: the literal of the smallest variable
+          let top = sp;
+          let r = u;
+          do { top--; const x = sccStack[top]; if ((x >> 1) < (r >> 1)) r = x; } while (sccStack[top] !== u);
+          for (let t = top; t < sp; t++) {
+            const x = sccStack[t];
+            onStack[x] = 0;
+            if ((x ^ 1) === r) {
+              // l and ¬l equivalent: ¬r is RUP, then the empty clause
+              probeLit[0] = r ^ 1;
+              proofRecord(1, probeLit, 0, 1);
+              enqueue(r ^ 1, -1);
+              propagate();
+              return false;
+            }
+            repr[x] = r;
+            if (x !== r) found++;
+          }
+          sp = top;
+        }
+      }
+    }
+    if (found === 0) return true;
+    // consistency: the class of ¬x is the complement of the class of x, so repr(¬x) = ¬repr(x)
+    // holds by the smallest-variable rule; count the replaced variables once
+    const affected: number[] = [];
+    for (let c = 0; c < arenaTop; c += HDR + arena[c]) {
+      if ((arena[c + 1] & F_DELETED) !== 0) continue;
+      const c0 = c + HDR;
+      // a clause true at level 0 stays as it is (it may be a reason there; its replaced literals
+      // cannot matter to it)
+      let sat0 = false, hit = false;
+      for (let k = c0; k < c0 + arena[c]; k++) {
+        if (val[arena[k]] === 1) { sat0 = true; break; }
+        if (repr[arena[k]] !== arena[k]) hit = true;
+      }
+      if (hit && !sat0) affected.push(c);
+    }
+    // phase 1: the rewritten clauses into the proof (the equivalences' binary clauses still there)
+    const mark = new Int8Array(nl);
+    const newOf: (Int32Array | null)[] = [];
+    for (const c of affected) {
+      const c0 = c + HDR;
+      let k = 0, drop = false;
+      for (let i = c0; i < c0 + arena[c]; i++) {
+        const l = repr[arena[i]];
+        if (mark[l ^ 1] !== 0) { drop = true; break; } // a tautology
+        if (val[l] === -1 || mark[l] !== 0) continue;
+        mark[l] = 1; vivBuf[k++] = l;
+      }
+      for (let i = c0; i < c0 + arena[c]; i++) mark[repr[arena[i]]] = 0;
+      if (drop) { newOf.push(null); continue; }
+      if (k === 0) {
+        // every literal false at level 0: impossible after a complete propagation
+        throw new Error('substitute: a clause falsified at level 0');
+      }
+      proofRecord(1, vivBuf, 0, k);
+      newOf.push(vivBuf.slice(0, k));
+    }
+    // phase 2: the old clauses out, the new ones in
+    const units: number[] = [];
+    for (let a = 0; a < affected.length; a++) {
+      const c = affected[a];
+      const flags = arena[c + 1];
+      const learntC = (flags & F_LEARNT) !== 0;
+      const lbd = (flags >>> LBD_SHIFT) & LBD_MASK;
+      markDeleted(c);
+      const nc = newOf[a];
+      if (!nc) continue;
+      if (nc.length === 1) { units.push(nc[0]); continue; }
+      const added = addClause(nc, nc.length, learntC, learntC ? Math.min(lbd, nc.length - 1) : 0);
+      arena[added + 1] |= flags & F_HIGH;
+    }
+    flushDeleted();
+    let keep = 0;
+    for (let i = 0; i < nLearnts; i++) if ((arena[learnts[i] + 1] & F_DELETED) === 0) learnts[keep++] = learnts[i];
+    nLearnts = keep;
+    for (let v = 0; v < n; v++) {
+      const r = repr[2 * v];
+      if (r !== 2 * v) { substStack.push(v, r); stats.substituted++; }
+    }
+    for (const u of units) {
+      if (val[u] === 1) continue;
+      if (val[u] === -1) return false;
+      enqueue(u, -1);
+      if (propagate() >= 0) return false;
+    }
+    if (wasted > arenaTop / 2) collectGarbage();
+    return true;
+  };
+
+  // ---- phases: saved (polarity), target and best (Biere & Fleury, "Chasing target phases",
+  // POS 2020): the target phase is the assignment of the longest conflict-free trail seen since the
+  // last rephasing, the best phase likewise; decisions in stable mode follow the target ----
+  const target = new Uint8Array(n).fill(1);
+  const best = new Uint8Array(n).fill(1);
+  let targetAssigned = 0, bestAssigned = 0;
+  let useTargetNow = false;
+  /** at a conflict: the trail below the current decision level was propagated without conflict */
+  const updateTargetAndBest = () => {
+    if (dl === 0) return;
+    const consistent = trailLim[dl - 1];
+    if (useTargetNow && consistent > targetAssigned) {
+      for (let i = 0; i < consistent; i++) { const l = trail[i]; target[l >> 1] = l & 1; }
+      targetAssigned = consistent;
+    }
+    if (consistent > bestAssigned) {
+      for (let i = 0; i < consistent; i++) { const l = trail[i]; best[l >> 1] = l & 1; }
+      bestAssigned = consistent;
+    }
+  };
+
   const pickBranch = (): number => {
+    const ph = useTargetNow ? target : polarity;
     while (heapSize > 0) {
       const v = heapPop();
-      if (val[2 * v] === 0) return 2 * v + polarity[v];
+      if (val[2 * v] === 0) return 2 * v + ph[v];
     }
     return -1;
   };
@@ -580,8 +936,10 @@ export function solveCdcl(nVars: number, lits: Int32Array, opts: CdclOptions = {
   // ---- load the clauses ----
   let unsat = false;
   const rng = createRng(opts.seed ?? 0);
-  for (let v = 0; v < n; v++) act[v] = rng.next() * 1e-5;
-  for (let v = 0; v < n; v++) heapInsert(v);
+  const initialOrder = opts.initialOrder ?? 'seeded';
+  for (let v = 0; v < n; v++) act[v] = initialOrder === 'index' ? ((n - v) / n) * 1e-5 : rng.next() * 1e-5;
+  const elim = opts.eliminated;
+  for (let v = 0; v < n; v++) if (!elim || elim[v] === 0) heapInsert(v);
   {
     const buf = new Int32Array(nl + 1); // a tautology may hold both signs of every variable
     const mark = new Int8Array(nl); // 1 when the literal is in the current clause
@@ -621,15 +979,31 @@ export function solveCdcl(nVars: number, lits: Int32Array, opts: CdclOptions = {
   }
 
   // ---- search ----
+  // restart policy: 'modes' alternates focused mode (Glucose's LBD-average restarts, saved phases)
+  // and stable mode (Luby restarts of unit 1024, target phases, rephasing), as CaDiCaL and Kissat
+  // do (Biere & Fleury, POS 2020; Biere, Fazekas, Fleury & Heisinger, SAT Competition 2020 system
+  // descriptions); 'luby' and 'glucose' keep one policy throughout
+  const policy = opts.restarts ?? 'modes';
+  const withTarget = policy === 'modes' && (opts.target ?? true);
+  const withVivify = opts.vivify ?? true;
+  const withProbe = withVivify && (opts.probe ?? false);
+  const withSubst = opts.substitute ?? false;
+  let stable = false;
+  let useLuby = policy === 'luby';
+  let lubyUnit = LUBY_UNIT;
+  let modeLen = STABLE_INIT, nextSwitch = policy === 'modes' ? STABLE_INIT : Infinity;
+  let nextRephase = REPHASE_INT, rephaseCount = 0;
+  let vivifyPropsMark = 0, reductionsSinceVivify = 0;
   let status: 'SAT' | 'UNSAT' | 'UNKNOWN' = 'UNKNOWN';
   if (unsat) status = 'UNSAT';
   else if (propagate() >= 0) status = 'UNSAT';
+  if (status === 'UNKNOWN' && withSubst && !substitute()) status = 'UNSAT';
   let emaFast = 0, emaSlow = 0, emaTrail = 0;
   let conflictsSinceRestart = 0;
   let restartDue = false;
   let nextReduce = FIRST_REDUCE;
   let lubyIndex = 0;
-  let lubyLimit = LUBY_UNIT * luby(0);
+  let lubyLimit = lubyUnit * luby(0);
   const progress = opts.progress;
 
   while (status === 'UNKNOWN') {
@@ -638,6 +1012,7 @@ export function solveCdcl(nVars: number, lits: Int32Array, opts: CdclOptions = {
       stats.conflicts++;
       conflictsSinceRestart++;
       if (dl === 0) { status = 'UNSAT'; break; }
+      if (withTarget) updateTargetAndBest();
       const size = analyze(confl);
       proofRecord(1, learnt, 0, size);
       // restart bookkeeping (Glucose): LBD and trail averages
@@ -663,8 +1038,33 @@ export function solveCdcl(nVars: number, lits: Int32Array, opts: CdclOptions = {
       stats.learned++;
       varInc /= VAR_DECAY;
       claInc /= CLA_DECAY;
+      if (stats.conflicts >= nextSwitch) {
+        // switch mode; the phase after a stable one is STABLE_FACTOR times longer
+        stable = !stable;
+        stats.modeSwitches++;
+        if (!stable) modeLen *= STABLE_FACTOR;
+        nextSwitch = stats.conflicts + modeLen;
+        useLuby = stable;
+        lubyUnit = STABLE_LUBY_UNIT;
+        lubyIndex = 0; lubyLimit = lubyUnit * luby(0);
+        useTargetNow = stable && withTarget;
+        targetAssigned = 0;
+        restartDue = true;
+      }
+      if (stable && withTarget && stats.conflicts >= nextRephase) {
+        // rephase: best, original (all false), best, inverted (all true), …
+        rephaseCount++;
+        stats.rephases++;
+        const kind = rephaseCount & 3;
+        if (kind === 1 || kind === 3) polarity.set(best);
+        else polarity.fill(kind === 2 ? 1 : 0);
+        target.set(polarity);
+        targetAssigned = 0; bestAssigned = 0;
+        nextRephase = stats.conflicts + REPHASE_INT * (rephaseCount + 1);
+      }
       if ((stats.conflicts & 1023) === 0) progress?.(stats.conflicts);
       if (stats.conflicts >= maxConflicts) break;
+      if ((stats.conflicts & 255) === 0 && opts.stop?.()) break;
       continue;
     }
     // no conflict: restart, reduce, or decide
@@ -672,13 +1072,21 @@ export function solveCdcl(nVars: number, lits: Int32Array, opts: CdclOptions = {
       restartDue = false;
       stats.restarts++;
       conflictsSinceRestart = 0;
-      if (useLuby) lubyLimit = LUBY_UNIT * luby(++lubyIndex);
+      if (useLuby) lubyLimit = lubyUnit * luby(++lubyIndex);
       cancelUntil(0);
       continue;
     }
     if (stats.conflicts >= nextReduce) {
       reduceDb();
       nextReduce = stats.conflicts + FIRST_REDUCE + REDUCE_INC * stats.reductions;
+      if (withVivify && ++reductionsSinceVivify >= VIVIFY_EVERY) {
+        reductionsSinceVivify = 0;
+        cancelUntil(0);
+        const budget = Math.max(VIVIFY_MIN, (opts.vivifyEffort ?? VIVIFY_EFFORT) * (stats.propagations - vivifyPropsMark));
+        if (!vivify(budget) || (withProbe && !probe(budget)) || (withSubst && !substitute())) { status = 'UNSAT'; break; }
+        vivifyPropsMark = stats.propagations;
+        continue;
+      }
     }
     const lit = pickBranch();
     if (lit < 0) { status = 'SAT'; break; }
@@ -692,6 +1100,11 @@ export function solveCdcl(nVars: number, lits: Int32Array, opts: CdclOptions = {
   if (status === 'SAT') {
     model = new Uint8Array(n);
     for (let v = 0; v < n; v++) model[v] = val[2 * v] === 1 ? 1 : 0;
+    // substituted variables take their representative's value, the latest substitution first
+    for (let i = substStack.length - 2; i >= 0; i -= 2) {
+      const v = substStack[i], r = substStack[i + 1];
+      model[v] = model[r >> 1] ^ (r & 1);
+    }
   }
   if (status === 'UNSAT') proofRecord(1, learnt, 0, 0); // the empty clause
   return {

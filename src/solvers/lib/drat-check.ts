@@ -149,9 +149,12 @@ export function checkDrat(vars: number, formula: Int32Array, proofText: string, 
   const seen = new Uint8Array(V + 1);
   const active = new Uint8Array(nClauses);
   const core = new Uint8Array(nClauses);
+  // two watch lists per literal: non-core clauses at lit + V, core clauses at lit + V + W, so that
+  // core-first propagation visits only the clauses of the mode it is in
+  const W = 2 * V + 1;
   const watchList: Int32Array[] = [];
-  const watchLen = new Int32Array(2 * V + 1);
-  for (let i = 0; i <= 2 * V; i++) watchList.push(new Int32Array(2));
+  const watchLen = new Int32Array(2 * W);
+  for (let i = 0; i < 2 * W; i++) watchList.push(new Int32Array(4));
   let units = new Int32Array(64); // active clauses of one literal (not watched)
   let nUnits = 0;
   let topConflict = NONE;           // a clause false at the top level (set by attach)
@@ -170,17 +173,21 @@ export function checkDrat(vars: number, formula: Int32Array, proofText: string, 
       reasonOf[l < 0 ? -l : l] = NONE;
     }
   };
-  const watch = (lit: number, c: number) => {
-    const k = lit + V;
+  // a watch is a pair (blocker, clause): when the blocker (another literal of the clause) is
+  // true, the clause is satisfied and is skipped without reading it (Chu, Harwood & Stuckey 2009)
+  const watch = (lit: number, c: number, blocker: number) => {
+    const k = lit + V + (core[c] !== 0 ? W : 0);
     let w = watchList[k];
-    if (watchLen[k] === w.length) { const g = new Int32Array(w.length * 2); g.set(w); watchList[k] = w = g; }
-    w[watchLen[k]++] = c;
+    const n = watchLen[k];
+    if (n + 2 > w.length) { const g = new Int32Array(w.length * 2); g.set(w); watchList[k] = w = g; }
+    w[n] = blocker; w[n + 1] = c;
+    watchLen[k] = n + 2;
   };
   const unwatch = (lit: number, c: number) => {
-    const k = lit + V;
+    const k = lit + V + (core[c] !== 0 ? W : 0);
     const w = watchList[k];
     const n = watchLen[k];
-    for (let i = 0; i < n; i++) if (w[i] === c) { w[i] = w[n - 1]; watchLen[k] = n - 1; return; }
+    for (let i = 1; i < n; i += 2) if (w[i] === c) { w[i - 1] = w[n - 2]; w[i] = w[n - 1]; watchLen[k] = n - 2; return; }
   };
 
   /** Makes clause c active at the current top-level assignment: watches two literals that are
@@ -207,7 +214,7 @@ export function checkDrat(vars: number, formula: Int32Array, proofText: string, 
       }
       const t = pool[s + slot]; pool[s + slot] = pool[s + best]; pool[s + best] = t;
     }
-    watch(pool[s], c); watch(pool[s + 1], c);
+    watch(pool[s], c, pool[s + 1]); watch(pool[s + 1], c, pool[s]);
     const l0 = pool[s], l1 = pool[s + 1];
     if (isFalse(l0)) { if (topConflict === NONE) topConflict = c; } else if (isFalse(l1) && !isTrue(l0)) assign(l0, c);
   };
@@ -221,30 +228,36 @@ export function checkDrat(vars: number, formula: Int32Array, proofText: string, 
   /** Visits the clauses watching `f` (just made false). filter: 0 all, 1 core only, 2 non-core
    * only; with `once`, stops after one unit propagation (core-first). Returns a conflicting
    * clause, PROPAGATED (with `once`), or NONE. */
-  const scan = (f: number, filter: number, once: boolean): number => {
-    const k = f + V;
+  // where a `once` scan stopped: the next scan of the same list resumes there (the entries before
+  // it are satisfied or core, and nothing is added to a false literal's list meanwhile)
+  let resumeAt = 0;
+  const scan = (f: number, filter: number, once: boolean, from = 0): number => {
+    if (filter === 0) { const r = scan(f, 1, false); return r !== NONE ? r : scan(f, 2, false); }
+    const k = f + V + (filter === 1 ? W : 0);
     const ws = watchList[k];
     const end = watchLen[k];
-    let i = 0, j = 0, out = NONE;
+    let i = from, j = from, out = NONE;
     while (i < end) {
-      const c = ws[i++];
-      if ((filter === 1 && core[c] === 0) || (filter === 2 && core[c] !== 0)) { ws[j++] = c; continue; }
+      const b = ws[i], c = ws[i + 1];
+      i += 2;
+      if (value[b + V] === 1) { ws[j++] = b; ws[j++] = c; continue; }
       const s = cStart[c];
       if (pool[s] === f) { pool[s] = pool[s + 1]; pool[s + 1] = f; }
       const other = pool[s];
-      if (value[other + V] === 1) { ws[j++] = c; continue; }
+      if (value[other + V] === 1) { ws[j++] = other; ws[j++] = c; continue; }
       const stop = s + cLen[c];
       let moved = false;
       for (let q = s + 2; q < stop; q++) {
         const lq = pool[q];
-        if (value[lq + V] !== -1) { pool[s + 1] = lq; pool[q] = f; watch(lq, c); moved = true; break; }
+        if (value[lq + V] !== -1) { pool[s + 1] = lq; pool[q] = f; watch(lq, c, other); moved = true; break; }
       }
       if (moved) continue;
-      ws[j++] = c;
+      ws[j++] = other; ws[j++] = c;
       if (value[other + V] === -1) { out = c; break; }
       assign(other, c);
       if (once) { out = PROPAGATED; break; }
     }
+    resumeAt = j;
     while (i < end) ws[j++] = ws[i++];
     watchLen[k] = j;
     return out;
@@ -260,24 +273,35 @@ export function checkDrat(vars: number, formula: Int32Array, proofText: string, 
       }
       return NONE;
     }
-    let hCore = from, hAll = from;
+    let hCore = from, hAll = from, at = 0;
     for (;;) {
       while (hCore < trailLen) {
         const r = scan(-trail[hCore++], 1, false);
         if (r >= 0) return r;
       }
       if (hAll >= trailLen) return NONE;
-      const r = scan(-trail[hAll], 2, true);
+      const r = scan(-trail[hAll], 2, true, at);
       if (r >= 0) return r;
-      if (r === NONE) hAll++;
+      if (r === NONE) { hAll++; at = 0; } else at = resumeAt;
     }
+  };
+
+  /** Makes c a core clause; an active one moves its two watches to the core lists. */
+  const setCore = (c: number) => {
+    if (core[c] !== 0) return;
+    if (active[c] !== 0 && cLen[c] >= 2) {
+      const s = cStart[c];
+      unwatch(pool[s], c); unwatch(pool[s + 1], c);
+      core[c] = 1;
+      watch(pool[s], c, pool[s + 1]); watch(pool[s + 1], c, pool[s]);
+    } else core[c] = 1;
   };
 
   /** Marks as core the conflict clause and every reason it depends on (walking the trail). */
   const markConflict = (confl: number, extraVar = 0) => {
     let pending = 0;
     const mark = (c: number, skipVar: number) => {
-      core[c] = 1;
+      setCore(c);
       const s = cStart[c], n = cLen[c];
       for (let q = 0; q < n; q++) {
         const v = Math.abs(pool[s + q]);
@@ -450,7 +474,7 @@ export function checkDrat(vars: number, formula: Int32Array, proofText: string, 
         res.reason = `proof step ${r + 1}: lemma '${Array.from(lits).join(' ')} 0' is neither RUP nor RAT on ${p} (the resolvent with clause ${d < nFormula ? `${d + 1} of the formula` : 'of a lemma'} is not RUP)`;
         return false;
       }
-      core[d] = 1;
+      setCore(d);
     }
     return true;
   }

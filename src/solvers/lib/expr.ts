@@ -67,8 +67,10 @@ const INFIX: Record<string, (a: string[]) => string> = {
 
 const roundAway = (x: number) => (x < 0 ? -Math.round(-x) : Math.round(x));
 const fromSandbox = (name: string) => {
-  const f = sandboxFunction(name);
-  return (...a: number[]) => { const r = f(...a); return typeof r === 'number' ? r : typeof r === 'boolean' ? (r ? 1 : 0) : NaN; };
+  // the sandbox's function, looked up on first call: the expression library loads only in a thread
+  // that evaluates one of these (issue 28)
+  let f: ReturnType<typeof sandboxFunction> | null = null;
+  return (...a: number[]) => { f ??= sandboxFunction(name); const r = f(...a); return typeof r === 'number' ? r : typeof r === 'boolean' ? (r ? 1 : 0) : NaN; };
 };
 
 /** The function table of emitted code. Only these names can appear after `M.`. */
@@ -339,6 +341,68 @@ function emit(n: Ir): string {
   }
 }
 
+/** The most operations an emitted Jacobian may have (issue 33: the exact derivative of a power
+ * tower, written out as a tree, doubles with every level; shared subexpressions are emitted once,
+ * so a real system stays far below this, and a hostile one is refused before it is compiled). */
+export const MAX_JACOBIAN_OPS = 200_000;
+
+/** Emits assignments `target = expr` for a list of IR DAGs, each shared subexpression (a node
+ * object reached by more than one edge) computed once into a local: the text grows with the number
+ * of distinct nodes, not with the size of the tree they unfold to. Returns null when the program
+ * would have more than `maxOps` operations. */
+function emitShared(entries: { target: string; ir: Ir }[], maxOps: number): string | null {
+  const refs = new Map<Ir, number>();
+  const stack: Ir[] = entries.map((e) => e.ir);
+  const children = (n: Ir): Ir[] => (n.k === 'op' ? n.a : n.k === 'if' ? [n.c, n.t, n.e] : []);
+  for (const e of entries) refs.set(e.ir, (refs.get(e.ir) ?? 0) + 1);
+  const seen = new Set<Ir>();
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (seen.has(n)) continue;
+    seen.add(n);
+    if (seen.size > maxOps) return null;
+    for (const c of children(n)) { refs.set(c, (refs.get(c) ?? 0) + 1); if (!seen.has(c)) stack.push(c); }
+  }
+  const names = new Map<Ir, string>();
+  const lines: string[] = [];
+  // iterative post-order, so that a 4,096-deep chain does not overflow the stack
+  const text = new Map<Ir, string>();
+  const emitOne = (root: Ir): string => {
+    const work: [Ir, boolean][] = [[root, false]];
+    while (work.length) {
+      const [n, expanded] = work.pop()!;
+      if (names.has(n) || text.has(n)) continue;
+      if (!expanded) {
+        work.push([n, true]);
+        for (const c of children(n)) if (!names.has(c) && !text.has(c)) work.push([c, false]);
+        continue;
+      }
+      const t = (c: Ir) => names.get(c) ?? text.get(c)!;
+      let out: string;
+      switch (n.k) {
+        case 'num': out = lit(n.v); break;
+        case 'var': out = `x[${n.i}]`; break;
+        case 'if': out = `((${t(n.c)})!==0?${t(n.t)}:${t(n.e)})`; break;
+        case 'op': {
+          const args = n.a.map(t);
+          if (CALLABLE(n.f)) {
+            if (!(n.f in M)) throw new Error(`expr: no function ${n.f}`);
+            out = `M.${n.f}(${args.join(',')})`;
+          } else out = INFIX[n.f](args);
+        }
+      }
+      if ((refs.get(n) ?? 0) > 1 && n.k !== 'num' && n.k !== 'var') {
+        const name = `t${names.size}`;
+        lines.push(`const ${name}=${out};`);
+        names.set(n, name);
+      } else text.set(n, out);
+    }
+    return names.get(root) ?? text.get(root)!;
+  };
+  for (const e of entries) lines.push(`${e.target}=${emitOne(e.ir)};`);
+  return lines.join('\n');
+}
+
 function collectVars(n: Ir, into: Set<number>): void {
   if (n.k === 'var') into.add(n.i);
   else if (n.k === 'op') for (const a of n.a) collectVars(a, into);
@@ -375,14 +439,23 @@ export function compileSystem(exprs: string[], vars: string[], params: Record<st
   let differentiable = true;
   let why = '';
   const derivatives = (): string[] => {
-    const lines: string[] = [];
+    const entries: { target: string; ir: Ir }[] = [];
+    // each entry's size is counted as it is made (shared parts counted again: an upper bound), so
+    // a hostile system is refused before its whole derivative exists in memory
+    let ops = 0;
+    const tooLarge = (row: number, what: string) => refuse('INVALID_INPUT', `${field}[${opts.names?.[row] ?? row}]: its exact Jacobian has more than ${MAX_JACOBIAN_OPS} distinct operations (${what}); simplify the expression or choose an explicit method (RK45, DOP853) that needs no Jacobian`);
     irs.forEach((ir, i) => {
       for (const j of reads[i]) {
         const dij = derive(ir, j);
-        if (!isNum(dij, 0)) lines.push(`jac[${i * n + j}]=${emit(dij)};`);
+        if (isNum(dij, 0)) continue;
+        ops += dagSize(dij, MAX_JACOBIAN_OPS + 1);
+        if (ops > 4 * MAX_JACOBIAN_OPS) throw tooLarge(i, `reached at this row`);
+        entries.push({ target: `jac[${i * n + j}]`, ir: dij });
       }
     });
-    return lines;
+    const program = emitShared(entries, MAX_JACOBIAN_OPS);
+    if (program === null) throw tooLarge(irs.length - 1, 'counted over the whole system');
+    return [program];
   };
   const blocker = irs.map(firstWithoutDerivative).find((f) => f !== null);
   if (blocker) { differentiable = false; why = blocker; }
@@ -401,6 +474,20 @@ export function compileSystem(exprs: string[], vars: string[], params: Record<st
     compiled(x, jac);
   };
   return { vars: [...vars], size: exprs.length, differentiable, evaluate, jacobian, reads };
+}
+
+/** Distinct nodes of a DAG, counted up to `cap`. */
+function dagSize(root: Ir, cap: number): number {
+  const seen = new Set<Ir>();
+  const stack = [root];
+  while (stack.length && seen.size < cap) {
+    const n = stack.pop()!;
+    if (seen.has(n)) continue;
+    seen.add(n);
+    if (n.k === 'op') stack.push(...n.a);
+    else if (n.k === 'if') stack.push(n.c, n.t, n.e);
+  }
+  return seen.size;
 }
 
 /** The first function in a tree that has no derivative rule (null when every node has one). */

@@ -29,6 +29,7 @@
 //   - every other bus must be connected to the slack bus through in-service branches (islands
 //     would need their own slack).
 import { refuse } from '../../core/errors.ts';
+import { textOf } from './text.ts';
 
 export const LIMITS = { buses: 10_000, generators: 10_000, branches: 50_000 } as const;
 
@@ -376,7 +377,8 @@ class Parser {
 }
 
 /** Reads the literal subset of a MATPOWER case file (see the file comment). */
-export function parseMatpowerCase(text: string): CaseTables {
+export function parseMatpowerCase(source: string | Uint8Array): CaseTables {
+  const text = textOf(source);
   const p = new Parser(tokenize(text));
   let out = 'mpc', name: string | undefined, sawStatement = false, inFunction = false, ended = false;
   const values = new Map<string, Literal>();

@@ -170,9 +170,10 @@ function grow<T extends Int32Array | Float64Array>(a: T, need: number): T {
 /**
  * Factorises P·A·Q = L·U (see the file comment). `q` is the column order (null: natural order);
  * `pivotTol` in (0, 1] is the diagonal-preference threshold (1: plain partial pivoting). Returns
- * null when A is numerically singular (a column has no nonzero pivot candidate).
+ * null when A is numerically singular (a column has no nonzero pivot candidate); `failure`, when
+ * given, then receives the elimination step and the column of A where it happened.
  */
-export function luFactor(a: CscMatrix, q: Int32Array | null = null, pivotTol = 0.1): LuFactors | null {
+export function luFactor(a: CscMatrix, q: Int32Array | null = null, pivotTol = 0.1, failure?: { step: number; column: number }): LuFactors | null {
   const n = a.n;
   const { colPtr, rowIdx, values } = a;
   const order = q ?? Int32Array.from({ length: n }, (_, i) => i);
@@ -243,6 +244,7 @@ export function luFactor(a: CscMatrix, q: Int32Array | null = null, pivotTol = 0
     }
     if (ipiv < 0 || !(amax > 0) || !Number.isFinite(amax)) {
       for (let t = top; t < n; t++) x[xi[t]] = 0;
+      if (failure) { failure.step = k; failure.column = col; }
       return null;
     }
     if (pinv[col] < 0 && Math.abs(x[col]) >= pivotTol * amax) ipiv = col;

@@ -15,6 +15,7 @@
 // frame, molecular sections) and every malformed line, with INVALID_INPUT naming the field and the
 // 1-based line number.
 import { refuse } from '../../core/errors.ts';
+import { textOf } from './text.ts';
 
 /** most atoms a configuration may hold */
 export const MAX_ATOMS = 20_000;
@@ -115,7 +116,8 @@ function parseCommentPairs(s: string, field: string, line: number): Map<string, 
 interface Column { name: string; type: 'S' | 'R' | 'I' | 'L'; count: number; first: number }
 
 /** Parses an extended XYZ file (one frame, orthorhombic periodic cell). */
-export function parseExtendedXyz(text: string, field = 'xyz'): Configuration {
+export function parseExtendedXyz(source: string | Uint8Array, field = 'xyz'): Configuration {
+  const text = textOf(source);
   const lines = splitLines(text);
   const countLine = lines[0]?.trim() ?? '';
   if (countLine === '') fail(field, 1, 'the first line must be the number of atoms');
@@ -215,7 +217,8 @@ const MOLECULAR_SECTIONS = ['Bonds', 'Angles', 'Dihedrals', 'Impropers', 'Bond C
 const SECTIONS = ['Atoms', 'Velocities', 'Masses', 'Pair Coeffs'];
 
 /** Parses a LAMMPS data file in atom style atomic (orthorhombic box). */
-export function parseLammpsData(text: string, field = 'lammpsData'): Configuration {
+export function parseLammpsData(source: string | Uint8Array, field = 'lammpsData'): Configuration {
+  const text = textOf(source);
   const lines = splitLines(text);
   // strip comments; the Atoms line's comment names the atom style
   const body = lines.map((l) => { const h = l.indexOf('#'); return (h >= 0 ? l.slice(0, h) : l).trim(); });
