@@ -9,11 +9,11 @@ import { SvcError, quotaExceeded } from '../core/errors.ts';
 import { pulseAt } from '../core/clock.ts';
 import { computeProof } from '../core/seal.ts';
 import { sha256Hex, ulid } from '../core/ids.ts';
-import type { Queryable } from '../store/db.ts';
+import type { Db, Queryable, Statement } from '../store/db.ts';
 import { buildEntries } from './chain.ts';
 import { canonicalJson } from '../core/canonical.ts';
 import { createHash, createPrivateKey, sign as ed25519Sign, type KeyObject } from 'node:crypto';
-import { prepareAppend, writeLogParts, type LogAppend, type LogSigner } from './tlog.ts';
+import { appendTo, lockLogState, readLogState, writeLogParts, type LogAppend, type LogSigner, type LogStateRow } from './tlog.ts';
 
 /** The Ed25519 key that signs v3 receipts (DESIGN §7: RFC 8785 canonical JSON of the receipt). */
 export interface ReceiptSigner { kid: string; privateKey: KeyObject | Uint8Array }
@@ -183,30 +183,28 @@ function signAsync(data: Buffer, key: KeyObject): Promise<Buffer> {
   return new Promise((resolve, reject) => ed25519Sign(null, data, key, (e, sig) => (e ? reject(e) : resolve(sig))));
 }
 
+/** A machine's row as the seal path reads it. */
+export interface MachineRow { zid: string; tokens_day: string; tokens_left: number; chain_seq: number; chain_head: string }
+
+const MACHINE_COLUMNS = 'zid, tokens_day, tokens_left, chain_seq, chain_head';
+
 /** Seals a batch in the transaction `q` holds. The work that needs no store (pulse, proof, the
  * canonical JSON of each response) is done before the first statement; the store is asked for the
  * machines (locked), the jobs (locked), the log's state (locked), then written with one statement
  * (receipts, chain entries, machine updates, log leaves, tiles and checkpoint), one for the
  * attachments and one for the jobs marked sealed. Digests and signatures are computed between
  * those statements on the caller's side (signatures in libuv's thread pool), never in the
- * store's thread; the log's checkpoint is signed once per batch. */
+ * store's thread; the log's checkpoint is signed once per batch. `sealOptimistic` is the same
+ * batch with the reads done before the transaction (the Sealer's fast path). */
 export async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): Promise<(SealedResponse | SvcError)[]> {
-  const tNow = env.tNow;
-  const today = utcDay(tNow);
+  return (await sealLocked(q, env, jobs)).outcomes;
+}
+
+/** `sealWithin`, and the rows as the batch leaves them (what the Sealer's snapshot learns). */
+export async function sealLocked(q: Queryable, env: SealEnv, jobs: SealJob[]): Promise<{ outcomes: (SealedResponse | SvcError)[]; after: Composed['after'] }> {
   const prepared = jobs.map((job) => prepare(env, job));
   const zids = [...new Set(jobs.map((j) => j.zid))].sort();
-  const rows = await q.query<{ zid: string; tokens_day: string; tokens_left: number; chain_seq: number; chain_head: string }>(
-    'SELECT zid, tokens_day, tokens_left, chain_seq, chain_head FROM machines WHERE zid = ANY($1::text[]) ORDER BY zid FOR UPDATE',
-    [zids],
-  );
-  const state = new Map(rows.map((r) => [r.zid, {
-    left: r.tokens_day === today ? Number(r.tokens_left) : env.tokensPerDay,
-    seq: Number(r.chain_seq),
-    head: r.chain_head,
-    entries: [] as ReturnType<typeof buildEntries>,
-  }]));
-  const issuedAt = new Date(tNow * 1000).toISOString();
-  const outcomes: (SealedResponse | SvcError)[] = [];
+  const rows = await q.query<MachineRow>(`SELECT ${MACHINE_COLUMNS} FROM machines WHERE zid = ANY($1::text[]) ORDER BY zid FOR UPDATE`, [zids]);
   // jobs: each job is sealed once; a later attempt (a node died, the queue handed it out again)
   // gets the stored response (its row is locked until this transaction ends)
   const jobIds = jobs.filter((j) => j.jobId !== undefined).map((j) => j.jobId as string);
@@ -214,6 +212,34 @@ export async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): P
   if (jobIds.length) {
     for (const r of await q.query<{ id: string; status: string; response: string | null }>('SELECT id, status, response FROM jobs WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [jobIds])) jobRows.set(r.id, r);
   }
+  const log = env.log ? await lockLogState(q) : null;
+  const c = await compose(env, jobs, prepared, rows, jobRows, log);
+  for (const w of c.writes) await q.query(w.sql, w.params);
+  if (c.jobSeals.length) await markJobsSealed(q, c.jobSeals);
+  return { outcomes: c.outcomes, after: c.after };
+}
+
+/** What a batch writes and answers, computed from the rows it read (no store access). */
+export interface Composed {
+  outcomes: (SealedResponse | SvcError)[];
+  writes: Statement[];
+  jobSeals: { jobId: string; response: SealedResponse }[];
+  /** the rows as they are once the writes commit */
+  after: { machines: MachineRow[]; log: LogStateRow | null };
+}
+
+async function compose(env: SealEnv, jobs: SealJob[], prepared: Prepared[], rows: MachineRow[], jobRows: Map<string, { status: string; response: string | null }>, log: LogStateRow | null): Promise<Composed> {
+  const tNow = env.tNow;
+  const today = utcDay(tNow);
+  const state = new Map(rows.map((r) => [r.zid, {
+    row: r,
+    left: r.tokens_day === today ? Number(r.tokens_left) : env.tokensPerDay,
+    seq: Number(r.chain_seq),
+    head: r.chain_head,
+    entries: [] as ReturnType<typeof buildEntries>,
+  }]));
+  const issuedAt = new Date(tNow * 1000).toISOString();
+  const outcomes: (SealedResponse | SvcError)[] = [];
   const jobSeals: { jobId: string; response: SealedResponse }[] = [];
   const receiptRows: unknown[][] = [];
   const sealed: { response: SealedResponse; digest: Buffer; parts: Map<string, string>; row: unknown[] }[] = [];
@@ -247,11 +273,14 @@ export async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): P
     if (job.jobId !== undefined) jobSeals.push({ jobId: job.jobId, response });
     outcomes.push(response);
   });
-  if (!sealed.length) return outcomes;
+  const machinesAfter = [...state.values()].map((m) => (m.entries.length
+    ? { zid: m.row.zid, tokens_day: today, tokens_left: m.left, chain_seq: m.seq, chain_head: m.head }
+    : m.row));
+  if (!sealed.length) return { outcomes, writes: [], jobSeals, after: { machines: machinesAfter, log } };
   // the log: one append and one checkpoint signature for the whole batch
   let append: LogAppend | null = null;
   if (env.log) {
-    append = await prepareAppend(q, env.log, sealed.map((s) => s.digest));
+    append = appendTo(log!, env.log, sealed.map((s) => s.digest));
     sealed.forEach((s, i) => {
       s.response.receipt.log = { index: append!.first + i, treeSize: append!.size, inclusionProof: append!.proofs[i].map((h) => h.toString('base64')), checkpoint: append!.checkpoint };
     });
@@ -271,19 +300,94 @@ export async function sealWithin(q: Queryable, env: SealEnv, jobs: SealJob[]): P
     rowJson.set(s.response, s.row[6] as string);
     receiptRows.push(s.row);
   }
-  await writeSeals(q, today, state, receiptRows, append);
+  const writes = [writeSeals(today, state, receiptRows, append)];
   if (attachmentRows.length) {
     const params: unknown[] = [];
     const values = attachmentRows.map((r) => `(${r.map((v) => { params.push(v); return `$${params.length}`; }).join(',')})`);
-    await q.query(`INSERT INTO receipt_attachments (receipt_id, name, sha256, bytes, body) VALUES ${values.join(',')}`, params);
+    writes.push({ sql: `INSERT INTO receipt_attachments (receipt_id, name, sha256, bytes, body) VALUES ${values.join(',')}`, params });
   }
-  if (jobSeals.length) await markJobsSealed(q, jobSeals);
-  return outcomes;
+  const logAfter = append ? { size: append.size, edge: append.rows.edge, origin: log!.origin } : log;
+  return { outcomes, writes, jobSeals, after: { machines: machinesAfter, log: logAfter } };
+}
+
+/** What the optimistic path assumed: the machines' rows and the log's state as one text, made the
+ * same way by SQL (under the locks, `checkSql`) and here (from the rows the node last saw). */
+export function snapshotText(machines: MachineRow[], log: LogStateRow | null): string {
+  const m = [...machines].sort((a, b) => (a.zid < b.zid ? -1 : a.zid > b.zid ? 1 : 0))
+    .map((r) => `${r.zid}|${r.tokens_day}|${Number(r.tokens_left)}|${Number(r.chain_seq)}|${r.chain_head}`).join(',');
+  return log ? `${m}#${Number(log.size)}|${Buffer.from(log.edge).toString('hex')}|${log.origin ?? ''}` : `${m}#`;
+}
+
+/** Locks the machines (zid order), then the log's state, as `sealWithin` does, and returns them as
+ * `snapshotText` writes them: one statement. */
+function checkSql(withLog: boolean): string {
+  return `SELECT coalesce((SELECT string_agg(zid || '|' || tokens_day || '|' || tokens_left::text || '|' || chain_seq::text || '|' || chain_head, ',' ORDER BY zid COLLATE "C")
+      FROM (SELECT ${MACHINE_COLUMNS} FROM machines WHERE zid = ANY($1::text[]) ORDER BY zid FOR UPDATE) AS m), '') || '#' ||
+    ${withLog ? `(SELECT size::text || '|' || encode(edge, 'hex') || '|' || coalesce(origin, '') FROM (SELECT size, edge, origin FROM log_state WHERE id = 1 FOR UPDATE) AS l)` : `''`} AS s`;
+}
+
+/** The node's last view of the rows a seal reads (machines and the log's state), for
+ * `sealOptimistic`. A stale view costs a retry, never a wrong seal: the transaction checks it. */
+export class SealSnapshot {
+  machines = new Map<string, MachineRow>();
+  log: LogStateRow | null = null;
+  /** forgets machines (all when none named), and the log's state when `log` */
+  forget(zids?: Iterable<string>, log = true): void {
+    if (zids) for (const z of zids) this.machines.delete(z);
+    else this.machines.clear();
+    if (log) this.log = null;
+  }
+  /** the rows a batch left, read under its locks (`sealLocked`) */
+  learn(after: { machines: MachineRow[]; log: LogStateRow | null }): void {
+    if (this.machines.size > 100_000) this.machines.clear();
+    for (const m of after.machines) this.machines.set(m.zid, m);
+    if (after.log) this.log = after.log;
+  }
+}
+
+/** Seals a batch with the reads done before its transaction (issue 28, the seal path): the rows
+ * come from `snap` (read without locks when missing, once `settle` says no other batch of this node
+ * is being written), the batch is composed and signed with no transaction open, `snap` takes the
+ * rows as this batch will leave them (the next batch is composed from them while this one is
+ * written), and one `checked` write locks the same rows, compares them with what was assumed and
+ * writes everything, or rolls back. `composed` is called with the write once it is sent. Returns null when
+ * it could not (a row changed since, a job's seal, an error): the caller seals the batch with
+ * `sealLocked` instead, and nothing of this attempt was written. */
+export async function sealOptimistic(db: Db, snap: SealSnapshot, env: SealEnv, jobs: SealJob[], hooks: { settle(): Promise<void>; composed(written: Promise<unknown>): void }): Promise<(SealedResponse | SvcError)[] | null> {
+  if (jobs.some((j) => j.jobId !== undefined)) return null; // a job's seal locks its row: sealLocked
+  const zids = [...new Set(jobs.map((j) => j.zid))].sort();
+  let sent = false;
+  try {
+    const missing = zids.filter((z) => !snap.machines.has(z));
+    if (missing.length || (env.log && !snap.log)) {
+      await hooks.settle();
+      if (missing.length) for (const r of await db.query<MachineRow>(`SELECT ${MACHINE_COLUMNS} FROM machines WHERE zid = ANY($1::text[])`, [missing])) snap.machines.set(r.zid, r);
+      if (env.log && !snap.log) snap.log = await readLogState(db);
+    }
+    const rows = zids.map((z) => snap.machines.get(z));
+    if (rows.some((r) => !r)) return null; // a machine gone: sealLocked says so
+    const log = env.log ? snap.log : null;
+    const expect = snapshotText(rows as MachineRow[], log);
+    const c = await compose(env, jobs, jobs.map((job) => prepare(env, job)), rows as MachineRow[], new Map(), log);
+    snap.learn(c.after);
+    const written = db.checked({ check: { sql: checkSql(!!env.log), params: [zids] }, expect, writes: c.writes });
+    sent = true;
+    hooks.composed(written);
+    const r = await written;
+    if (!r.ok) { snap.forget(zids); return null; }
+    return c.outcomes;
+  } catch {
+    // nothing of this attempt was written (the write is one transaction); sealLocked tries again
+    // under the locks and reports its own error if there is one
+    snap.forget(zids);
+    if (!sent) hooks.composed(Promise.resolve());
+    return null;
+  }
 }
 
 /** Writes a batch's chain entries, machine updates and receipts in one statement (data-modifying
  * CTEs): one round trip to the store per batch instead of one per table and machine. */
-async function writeSeals(q: Queryable, today: string, state: Map<string, { left: number; seq: number; head: string; entries: ReturnType<typeof buildEntries> }>, receiptRows: unknown[][], append: LogAppend | null): Promise<void> {
+function writeSeals(today: string, state: Map<string, { left: number; seq: number; head: string; entries: ReturnType<typeof buildEntries> }>, receiptRows: unknown[][], append: LogAppend | null): Statement {
   const params: unknown[] = [];
   const p = (v: unknown, cast = '') => { params.push(v); return `$${params.length}${cast}`; };
   const entryValues: string[] = [];
@@ -295,13 +399,13 @@ async function writeSeals(q: Queryable, today: string, state: Map<string, { left
   }
   const receiptValues = receiptRows.map((r) => `(${r.map((v) => p(v)).join(',')})`);
   const logParts = append ? writeLogParts(append, p).map((x) => x + ',\n     ') .join('') : '';
-  await q.query(
-    `WITH ${logParts}e AS (INSERT INTO chain_entries (zid, seq, kind, ref, at, payload_hash, prev_hash, hash) VALUES ${entryValues.join(',')}),
+  return {
+    sql: `WITH ${logParts}e AS (INSERT INTO chain_entries (zid, seq, kind, ref, at, payload_hash, prev_hash, hash) VALUES ${entryValues.join(',')}),
      m AS (UPDATE machines AS x SET tokens_day = v.d, tokens_left = v.l, chain_seq = v.s, chain_head = v.h
            FROM (VALUES ${machineValues.join(',')}) AS v(z, d, l, s, h) WHERE x.zid = v.z)
      INSERT INTO receipts (id, zid, folder, solver, version, proof, body, chain_seq) VALUES ${receiptValues.join(',')}`,
     params,
-  );
+  };
 }
 
 /** Marks jobs succeeded with their sealed responses, in the seal's transaction (one statement);

@@ -45,8 +45,29 @@ export interface LogAppend {
 /** Locks the log and computes an append of `digests` (call inside the seal transaction, after the
  * machines are locked: lock order machines → log_state). Nothing is written yet. */
 export async function prepareAppend(q: Queryable, signer: LogSigner, digests: Buffer[]): Promise<LogAppend> {
-  const [st] = await q.query<{ size: number | string; edge: Uint8Array; origin: string | null }>('SELECT size, edge, origin FROM log_state WHERE id = 1 FOR UPDATE');
+  return appendTo(await lockLogState(q), signer, digests);
+}
+
+/** The log's state row as the seal path reads it. */
+export interface LogStateRow { size: number | string; edge: Uint8Array; origin: string | null }
+
+/** Locks the log's state row (after the machines: lock order machines → log_state) and reads it. */
+export async function lockLogState(q: Queryable): Promise<LogStateRow> {
+  const [st] = await q.query<LogStateRow>('SELECT size, edge, origin FROM log_state WHERE id = 1 FOR UPDATE');
   if (!st) throw new Error('log_state is missing (migration 700_log.sql)');
+  return st;
+}
+
+/** The log's state row without a lock (the seal path's optimistic snapshot; the seal transaction
+ * checks it under the lock: src/services/seal-batch.ts). */
+export async function readLogState(q: Queryable): Promise<LogStateRow> {
+  const [st] = await q.query<LogStateRow>('SELECT size, edge, origin FROM log_state WHERE id = 1');
+  if (!st) throw new Error('log_state is missing (migration 700_log.sql)');
+  return st;
+}
+
+/** An append of `digests` to the log whose state row is `st`: computed, nothing written. */
+export function appendTo(st: LogStateRow, signer: LogSigner, digests: Buffer[]): LogAppend {
   if (st.origin !== signer.origin) throw new Error(`the log's origin is ${st.origin}, this node signs as ${signer.origin}`);
   const size = Number(st.size);
   const hashes = digests.map((d) => leafHash(d));

@@ -31,7 +31,35 @@ export interface Db extends Queryable {
   notify(channel: string, payload: string): Promise<void>;
   /** see ScriptRunner */
   script: ScriptRunner;
+  /** One transaction in one exchange with the store (see `CheckedWrite`). */
+  checked(w: CheckedWrite): Promise<{ ok: true } | { ok: false; found: string | null }>;
   close(): Promise<void>;
+}
+
+/** A statement with its parameters. */
+export interface Statement { sql: string; params: unknown[] }
+
+/** An optimistic write (the seal path, issue 28): in one transaction, `check` runs first (it takes
+ * its locks and returns one row with a text column `s`); when `s` equals `expect` the `writes` run
+ * in order and the transaction commits, otherwise it rolls back and `found` is what `s` was. On the
+ * embedded store's thread this is one message each way, where a `tx` is one per statement. */
+export interface CheckedWrite { check: Statement; expect: string; writes: Statement[] }
+
+/** `checked` on any `tx` (PostgreSQL, and PGlite on the event loop). */
+const MISMATCH = Symbol('mismatch');
+async function checkedByTx(tx: Db['tx'], w: CheckedWrite): Promise<{ ok: true } | { ok: false; found: string | null }> {
+  let found: string | null = null;
+  try {
+    await tx(async (q) => {
+      const [r] = await q.query<{ s: string | null }>(w.check.sql, w.check.params);
+      if ((r?.s ?? null) !== w.expect) { found = r?.s ?? null; throw MISMATCH; }
+      for (const st of w.writes) await q.query(st.sql, st.params);
+    });
+  } catch (e) {
+    if (e === MISMATCH) return { ok: false, found };
+    throw e;
+  }
+  return { ok: true };
 }
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -78,6 +106,7 @@ async function openPglite(dataDir: string, procs: ProcedureModules): Promise<Db>
     async notify(channel, payload) {
       await pg.query(`SELECT pg_notify($1, $2)`, [channel, payload]);
     },
+    async checked(w) { return checkedByTx((fn) => (this as Db).tx(fn), w); },
     async script(sql) {
       try {
         return (await pg.exec(sql)).flatMap((r) => r.rows ?? []);
@@ -212,6 +241,7 @@ async function openPgliteThread(dataDir: string, procs: ProcedureModules): Promi
       await top.query(`SELECT pg_notify($1, $2)`, [channel, payload]);
     },
     async script(sql) { return (await call({ op: 'script', sql })) ?? []; },
+    async checked(w) { return call({ op: 'checked', check: w.check, expect: w.expect, writes: w.writes }); },
     async close() {
       if (dead) return;
       await call({ op: 'close' }).catch(() => {});
@@ -311,6 +341,7 @@ async function openPostgres(url: string, schema: string | null, procs: Procedure
       const r = await pool.query(sql);
       return (Array.isArray(r) ? r : [r]).flatMap((x: any) => x.rows ?? []);
     },
+    async checked(w) { return checkedByTx((fn) => (this as Db).tx(fn), w); },
     async close() {
       if (listener) await listener.end().catch(() => {});
       await pool.end();

@@ -7,6 +7,7 @@
 //               {id, op: 'script', sql}   several statements without parameters, every statement's rows
 //               {id, op: 'call', name, args}   a registered store procedure in its own transaction
 //               {id, op: 'begin', tx} / {id, op: 'end', tx, commit}   open / close a transaction
+//               {id, op: 'checked', check, expect, writes}   a whole optimistic write (db.ts CheckedWrite)
 //               {id, op: 'listen'|'unlisten', channel}   {id, op: 'close'}
 // Messages out: {id, ok: true, rows?} (rows: a procedure's result) | {id, ok: false, error}   {channel, payload} (a NOTIFY)
 // A transaction holds PGlite's transaction lock from 'begin' to 'end': statements outside it wait,
@@ -17,7 +18,8 @@ import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { procedure, type Queryable } from './db.ts';
 import { collectGarbage } from '../core/memory.ts';
 
-interface Msg { id: number; op: string; sql?: string; params?: unknown[]; tx?: number; commit?: boolean; channel?: string; name?: string; args?: unknown }
+interface Statement { sql: string; params: unknown[] }
+interface Msg { id: number; op: string; sql?: string; params?: unknown[]; tx?: number; commit?: boolean; channel?: string; name?: string; args?: unknown; check?: Statement; expect?: string; writes?: Statement[] }
 
 const port = parentPort!;
 const init = workerData as { dataDir?: string; template?: ArrayBuffer; seed?: string; procedures: Record<string, string> };
@@ -113,6 +115,16 @@ port.on('message', (m: Msg) => {
       return;
     }
     case 'begin': begin(m); return;
+    case 'checked': {
+      // the check, then the writes, in one transaction and one message each way (db.ts CheckedWrite)
+      let found: string | null = null;
+      reply(m.id, pg.transaction(async (t) => {
+        const r = (await t.query<{ s: string | null }>(m.check!.sql, m.check!.params as any[])).rows[0];
+        if ((r?.s ?? null) !== m.expect) { found = r?.s ?? null; throw ROLLBACK; }
+        for (const w of m.writes!) await t.query(w.sql, w.params as any[]);
+      }).then(() => ({ ok: true }), (e) => { if (e === ROLLBACK) return { ok: false, found }; throw e; }) as Promise<any>);
+      return;
+    }
     case 'call': {
       reply(m.id, procedure(init.procedures, m.name!).then((proc) => pg.transaction((t) => proc(queryableOf(t), m.args))) as Promise<any>);
       return;

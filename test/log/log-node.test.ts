@@ -243,3 +243,39 @@ test('consistency proofs between checkpoints verify (RFC 9162 §2.1.4.2, written
   assert.equal((await t.call('GET', `/api/receipts/${r.receipt.id}/proof`, undefined, other.apiKey)).status, 404);
   assert.equal((await t.call('GET', `/api/receipts/${r.receipt.id}/proof`)).status, 401);
 });
+
+test('seals composed before their transaction and seals under the locks interleave (issue 28): when another writer moves a machine between batches the batch is sealed again under the locks; every receipt verifies, log indexes are contiguous, the chain holds and the tokens add up', async () => {
+  const k = parseKey((await t.call('GET', '/log/key')).text);
+  const m2 = await t.machine('optimistic');
+  const first = (await t.call('POST', '/api/svc/protect', { health: 'up' }, m2.apiKey)).body;
+  const stats0 = { ...t.app.sealer.stats };
+  const mine: any[] = [first];
+  const ROUNDS = 6, PER = 30, OUTSIDE = 5;
+  for (let r = 0; r < ROUNDS; r++) {
+    // requests in flight while another writer (a second node, an operator) charges the machine:
+    // the node's view of the row is stale for the batches composed from it
+    const calls = Array.from({ length: PER }, (_, i) => t.call('POST', '/api/svc/protect', { health: i % 2 ? 'up' : 'down' }, m2.apiKey));
+    await new Promise((res) => setImmediate(res));
+    if (r % 2) await t.app.db.query('UPDATE machines SET tokens_left = tokens_left - $2 WHERE zid = $1', [m2.zid, OUTSIDE]);
+    for (const c of await Promise.all(calls)) { assert.equal(c.status, 200, c.text); mine.push(c.body); }
+  }
+  const stats = t.app.sealer.stats;
+  assert.ok(stats.optimistic > stats0.optimistic, `sealed before the transaction: ${JSON.stringify(stats0)} → ${JSON.stringify(stats)}`);
+  assert.ok(stats.locked > stats0.locked, `sealed under the locks after a row moved: ${JSON.stringify(stats0)} → ${JSON.stringify(stats)}`);
+  // every receipt is in the log, each index once; together with the other tests' receipts the
+  // indexes of this machine's receipts are distinct and below the last tree size
+  for (const r of mine) assert.ok(receiptOk(JSON.stringify(r), k), r.receipt.id);
+  assert.equal(new Set(mine.map((r) => r.receipt.log.index)).size, mine.length);
+  const cp = checkpointOk((await t.call('GET', '/log/checkpoint')).text, k)!;
+  const leaves = await t.app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM log_leaves');
+  assert.equal(cp.size, leaves[0].n, 'the tree has exactly the leaves written (no gap, no duplicate)');
+  // the machine's chain: seq 1..n without a gap, valid; tokens: one per seal plus the outside charges
+  const seqs = mine.map((r) => r.receipt.chain.seq).sort((a, b) => a - b);
+  assert.deepEqual(seqs, Array.from({ length: mine.length }, (_, i) => seqs[0] + i));
+  const v = (await t.call('GET', '/api/chain/verify', undefined, m2.apiKey)).body;
+  assert.equal(v.valid, true, JSON.stringify(v).slice(0, 300));
+  const last = mine.reduce((a, b) => (b.receipt.chain.seq > a.receipt.chain.seq ? b : a));
+  assert.equal(last.tokens.remaining, first.tokens.remaining - ROUNDS * PER - (ROUNDS / 2) * OUTSIDE);
+  const [row] = await t.app.db.query<{ tokens_left: number }>('SELECT tokens_left FROM machines WHERE zid = $1', [m2.zid]);
+  assert.equal(Number(row.tokens_left), last.tokens.remaining);
+});
