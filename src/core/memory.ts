@@ -34,8 +34,8 @@ export function collectGarbage(): void {
  * the last check and more than `slackBytes` of its heap are unused, collects garbage. The first
  * check comes `firstMs` after the call (start-up done). Returns the stop function. */
 export function trimWhenIdle(opts: { firstMs?: number; everyMs?: number; slackBytes?: number } = {}): () => void {
-  const every = opts.everyMs ?? 15_000;
-  const slack = opts.slackBytes ?? 32 * 1024 * 1024;
+  const every = opts.everyMs ?? 2_000;
+  const slack = opts.slackBytes ?? 16 * 1024 * 1024;
   let last = performance.eventLoopUtilization();
   let interval: ReturnType<typeof setInterval> | null = null;
   const check = () => {

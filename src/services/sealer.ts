@@ -18,6 +18,9 @@ import { SealSnapshot, sealLocked, sealOptimistic, sealWithin, tokensLeft, utcDa
  * on the event loop (src/services/seal-batch.ts sealOptimistic composes the second from the rows
  * the first will leave; if the first fails, the second's check fails and it is sealed under locks). */
 const MAX_IN_FLIGHT = 2;
+/** `SVC_SEAL_OPTIMISTIC=0` seals every batch under the locks (the path before issue 28's; for
+ * comparison in benchmarks) */
+const OPTIMISTIC = process.env.SVC_SEAL_OPTIMISTIC !== '0';
 
 /** An async mutex: `enter` resolves, in call order, to the function that lets the next one in. */
 class Gate {
@@ -109,7 +112,7 @@ export class Sealer {
       const jobs = batch.map((b) => b.job);
       // composed and signed before the transaction from the rows this node last wrote, and
       // written with one exchange; when those rows changed meanwhile, sealed under the locks
-      let outcomes = await sealOptimistic(this.db, this.snapshot, env, jobs, {
+      let outcomes = !OPTIMISTIC ? null : await sealOptimistic(this.db, this.snapshot, env, jobs, {
         settle: others,
         composed: (written) => {
           const w: Promise<void> = written.then(() => {}, () => {}).finally(() => this.writing.delete(w));

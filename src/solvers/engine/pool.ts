@@ -126,10 +126,11 @@ export class SolverPool {
     if (this.idleTimer) { clearTimeout(this.idleTimer); this.idleTimer = null; }
     this.piscina ??= new Piscina({
       filename: moduleUrl('./worker.ts', import.meta.url).href,
-      // workers start on first use (two at once: a tenant whose job arrives while another tenant's
-      // job runs never waits for a thread to start) and all stop after SVC_WORKER_IDLE_MS without a
-      // job (issue 28: an idle node holds no solver thread; docs/node.md "A lean, fast node")
-      minThreads: Math.min(2, this.threads),
+      // workers start on first use, one at first (a second starts when a job arrives while the
+      // first is busy: that job waits for a thread to start once, ~0.1-0.3 s; one worker fewer
+      // saved 7-15 MiB after the five-solver calls) and all stop after SVC_WORKER_IDLE_MS without
+      // a job (issue 28: an idle node holds no solver thread; docs/node.md "A lean, fast node")
+      minThreads: 1,
       maxThreads: this.threads,
       idleTimeout: this.idleMs,
       // a run past its budget ends its thread with ERR_WORKER_OUT_OF_MEMORY; piscina replaces it
