@@ -1,10 +1,10 @@
 // The seal batch (DESIGN §5, §7, §8): charge tokens → pulse → proof → receipt → chain for a batch
-// of jobs, in the one transaction the caller holds. It locks the machines involved (in zid order,
-// no deadlocks), charges each job in arrival order until a machine's tokens run out (the rest are
-// refused with QUOTA_EXCEEDED and nothing is written for them), then writes receipts and chain
-// entries with one statement. It is the store procedure 'seal': on the embedded store it runs in
-// the store's own thread (src/store/pglite-thread.ts), so it takes and returns plain data. The
-// queue that groups jobs into batches is src/services/sealer.ts.
+// of jobs. It locks the machines involved (in zid order, no deadlocks), charges each job in arrival
+// order until a machine's tokens run out (the rest are refused with QUOTA_EXCEEDED and nothing is
+// written for them), then writes receipts, chain entries and log leaves with one statement: under
+// the locks in the caller's transaction (`sealLocked`), or composed beforehand from the rows the
+// node last wrote and written by one checked exchange with the store (`sealOptimistic`). The queue
+// that groups jobs into batches is src/services/sealer.ts.
 import { SvcError, quotaExceeded } from '../core/errors.ts';
 import { pulseAt } from '../core/clock.ts';
 import { computeProof } from '../core/seal.ts';
@@ -100,25 +100,12 @@ export function validateJob(job: SealJob): void {
 }
 
 
-/** What sealing a batch needs besides the store: the instant, the allowance and the keys. It
- * crosses to the embedded store's thread with the jobs (the store procedure 'seal', registered by src/app.ts). */
+/** What sealing a batch needs besides the store: the instant, the allowance and the keys. */
 export interface SealEnv {
   tNow: number; tokensPerDay: number; proofKey: Buffer; signer: ReceiptSigner | null;
   /** the log's checkpoint signer: every sealed receipt becomes a leaf (null: no log, unit tests only) */
   log: LogSigner | null;
   issuer: string; jwksUri: string;
-}
-
-/** A batch outcome as data (it crosses threads): the sealed response, or the refusal. */
-export type SealOutcome = { ok: true; json: string } | { ok: false; error: { code: SvcError['code']; message: string; details?: Record<string, unknown> } };
-
-/** Seals a batch in the transaction `q` holds (the store procedure 'seal'). */
-export async function sealBatch(q: Queryable, args: { env: SealEnv; jobs: SealJob[] }): Promise<SealOutcome[]> {
-  // a sealed response crosses back as the JSON text already made for its row: cloning a string
-  // costs the store's thread far less than cloning the object
-  return (await sealWithin(q, args.env, args.jobs)).map((o) => (o instanceof SvcError
-    ? { ok: false as const, error: { code: o.code, message: o.message, details: o.details } }
-    : { ok: true as const, json: rowJson.get(o) ?? JSON.stringify(o) }));
 }
 
 /** the JSON text of each sealed response's row */
@@ -135,10 +122,6 @@ function canonicalParts(o: Record<string, unknown>): Map<string, string> {
  * src/core/canonical.ts sorts them). */
 function assemble(parts: Map<string, string>): string {
   return '{' + [...parts.keys()].sort().map((k) => JSON.stringify(k) + ':' + parts.get(k)).join(',') + '}';
-}
-
-export function fromOutcome(o: SealOutcome): SealedResponse | SvcError {
-  return o.ok ? JSON.parse(o.json) : new SvcError(o.error.code, o.error.message, { details: o.error.details });
 }
 
 /** What a job's seal is before the store is asked anything: its pulse, proof, receipt id, the
@@ -439,6 +422,3 @@ export async function tokensLeft(q: Queryable, zid: string, tokensPerDay: number
   if (!rows.length) return 0;
   return rows[0].tokens_day === utcDay(tNow) ? Number(rows[0].tokens_left) : tokensPerDay;
 }
-
-/** The store procedure's entry point (src/store/db.ts imports a procedure module by URL). */
-export { sealBatch as procedure };

@@ -1,10 +1,9 @@
 // The seal queue (DESIGN §5, §7, §8): `Sealer.seal(job)` queues jobs and commits them in groups
-// (group commit): each flush hands every waiting job to the store procedure 'seal'
-// (src/services/seal-batch.ts), which charges, proves, signs and chains them in one transaction.
+// (group commit): each flush hands every waiting job to src/services/seal-batch.ts, which charges,
+// proves, signs and chains them in one transaction.
 // `sealInTx` does the same for one job inside a transaction the caller already holds (contract
 // fires: state change, receipt and chain entry commit together). `assertTokens` is the one early
 // token check of every operation.
-import type { KeyObject } from 'node:crypto';
 import { quotaExceeded } from '../core/errors.ts';
 import type { Clock } from '../core/clock.ts';
 import { deriveProofKey } from '../core/seal.ts';
@@ -212,20 +211,9 @@ export class Sealer {
     return h.left;
   }
 
-  /** The batch environment; `portable` gives the keys as PKCS#8 bytes (what crosses to the
-   * embedded store's thread with each batch, cheaper to clone than KeyObjects). */
-  private env(portable = false): SealEnv {
-    const signer = this.signer && portable ? { kid: this.signer.kid, privateKey: this.pkcs8(this.signer.privateKey) } : this.signer;
-    const log = this.logSigner && portable ? { ...this.logSigner, privateKey: this.pkcs8(this.logSigner.privateKey) } : this.logSigner;
-    return { tNow: this.now(), tokensPerDay: this.tokensPerDay, proofKey: this.proofKey, signer, log, issuer: this.issuer, jwksUri: this.jwksUri };
-  }
-
-  private der = new WeakMap<object, Uint8Array>();
-  private pkcs8(k: KeyObject | Uint8Array): Uint8Array {
-    if (k instanceof Uint8Array) return k;
-    let d = this.der.get(k);
-    if (!d) this.der.set(k, (d = k.export({ format: 'der', type: 'pkcs8' }) as Buffer));
-    return d;
+  /** The batch environment. */
+  private env(): SealEnv {
+    return { tNow: this.now(), tokensPerDay: this.tokensPerDay, proofKey: this.proofKey, signer: this.signer, log: this.logSigner, issuer: this.issuer, jwksUri: this.jwksUri };
   }
 
   now(): number { return this.clock.now(); }

@@ -42,12 +42,6 @@ export interface LogAppend {
   rows: { leaves: [number, Buffer, Buffer][]; tiles: [number, number, Buffer][]; edge: Buffer; root: Buffer };
 }
 
-/** Locks the log and computes an append of `digests` (call inside the seal transaction, after the
- * machines are locked: lock order machines → log_state). Nothing is written yet. */
-export async function prepareAppend(q: Queryable, signer: LogSigner, digests: Buffer[]): Promise<LogAppend> {
-  return appendTo(await lockLogState(q), signer, digests);
-}
-
 /** The log's state row as the seal path reads it. */
 export interface LogStateRow { size: number | string; edge: Uint8Array; origin: string | null }
 
