@@ -10,6 +10,7 @@
 //
 // A field's blob form ({"blob": "sha256:…"}, src/ops/files.ts) is the same content uploaded
 // first; it is not repeated here (docs/api.md).
+import { EXAMPLE_CASE } from '../solvers/grid.ts';
 
 export interface InputExample {
   /** the key in OpenAPI's examples map: short, [A-Za-z0-9_-] */
@@ -34,28 +35,6 @@ const SINE_17 = Array.from({ length: 17 }, (_, i) => Number(Math.sin((Math.PI * 
 const ZERO_17 = Array<number>(17).fill(0);
 const ZERO_17x17 = Array.from({ length: 17 }, () => Array<number>(17).fill(0));
 
-/** the 3-bus MATPOWER case of grid's schema example */
-const CASE3 = `function mpc = case3
-mpc.version = '2';
-mpc.baseMVA = 100;
-%  bus_i type Pd Qd Gs Bs area Vm Va baseKV zone Vmax Vmin
-mpc.bus = [
-  1 3 0   0  0 0 1 1.02 0 230 1 1.1 0.9;
-  2 2 50  20 0 0 1 1.01 0 230 1 1.1 0.9;
-  3 1 120 50 0 5 1 1    0 230 1 1.1 0.9;
-];
-%  bus Pg Qg Qmax Qmin Vg mBase status Pmax Pmin
-mpc.gen = [
-  1 0  0 200 -200 1.02 100 1 300 0;
-  2 80 0 100 -100 1.01 100 1 150 0;
-];
-%  fbus tbus r x b rateA rateB rateC ratio angle status angmin angmax
-mpc.branch = [
-  1 2 0.01  0.08 0.02 0 0 0 0    0 1 -360 360;
-  1 3 0.02  0.1  0.02 0 0 0 0.98 0 1 -360 360;
-  2 3 0.015 0.09 0.02 0 0 0 0    0 1 -360 360;
-];
-`;
 
 export const SOLVER_INPUT_EXAMPLES: Record<string, InputExample[]> = {
   action: [
@@ -81,7 +60,7 @@ export const SOLVER_INPUT_EXAMPLES: Record<string, InputExample[]> = {
     { name: 'csv', summary: 'your data as CSV text with a header naming the columns, with a bound on a parameter', request: { model: 'A*exp(-k*x) + c', data: 'x,y,sigma\n0,5.1,0.2\n1,3.0,0.2\n2,1.9,0.1\n3,1.2,0.1\n4,0.7,0.05\n5,0.5,0.05\n', p0: { A: 5, k: 0.5, c: 0 }, bounds: { k: [0, null] } } },
   ],
   grid: [
-    { name: 'matpower-case', summary: 'AC power flow of your MATPOWER case file (3 buses)', request: { case: CASE3, method: 'ac', sample: 6 } },
+    { name: 'matpower-case', summary: 'AC power flow of your MATPOWER case file (3 buses)', request: { case: EXAMPLE_CASE, method: 'ac', sample: 6 } },
     { name: 'matpower-json', summary: 'DC power flow of the same network given as MATPOWER tables in JSON', request: { network: { baseMVA: 100, bus: [[1, 3, 0, 0, 0, 0, 1, 1.02, 0, 230, 1, 1.1, 0.9], [2, 2, 50, 20, 0, 0, 1, 1.01, 0, 230, 1, 1.1, 0.9], [3, 1, 120, 50, 0, 5, 1, 1, 0, 230, 1, 1.1, 0.9]], gen: [[1, 0, 0, 200, -200, 1.02, 100, 1, 300, 0], [2, 80, 0, 100, -100, 1.01, 100, 1, 150, 0]], branch: [[1, 2, 0.01, 0.08, 0.02, 0, 0, 0, 0, 0, 1, -360, 360], [1, 3, 0.02, 0.1, 0.02, 0, 0, 0, 0.98, 0, 1, -360, 360], [2, 3, 0.015, 0.09, 0.02, 0, 0, 0, 0, 0, 1, -360, 360]] }, method: 'dc', sample: 6 } },
   ],
   heat: [
