@@ -22,8 +22,8 @@
 //    feasible up to the IPM's residuals, so the dual simplex that follows mostly has dual
 //    infeasibilities left to remove (its phase 1) rather than a whole solve;
 //  - every nonbasic variable sits at a bound (a free one at zero, or in the basis).
-import { BASIC, AT_LOWER, AT_UPPER, AT_ZERO, type SimplexBasis, type SimplexProblem } from './simplex.ts';
-import { BasisFactor, REFACTOR_EVERY, type BasisColumns } from './factor.ts';
+import { BASIC, AT_LOWER, AT_UPPER, AT_ZERO, basisColumnsOf, type SimplexBasis, type SimplexProblem } from './simplex.ts';
+import { BasisFactor, REFACTOR_EVERY } from './factor.ts';
 import type { IpmResult } from './ipm.ts';
 
 export function crossoverBasis(p: SimplexProblem, r: IpmResult): SimplexBasis {
@@ -60,18 +60,7 @@ const PRICE_TOL = 1e-9;
 function primalPush(p: SimplexProblem, r: IpmResult, head: Int32Array, status: Int8Array): void {
   const { m, n, lo, up } = p;
   const N = n + m;
-  const rowCounts = new Int32Array(m);
-  for (let i = 0; i < m; i++) rowCounts[i] = p.rowPtr[i + 1] - p.rowPtr[i];
-  const cols: BasisColumns = {
-    m,
-    column(j, visit) {
-      if (j < n) for (let t = p.colPtr[j]; t < p.colPtr[j + 1]; t++) visit(p.rowIdx[t], p.vals[t]);
-      else visit(j - n, -1);
-    },
-    count: (j) => (j < n ? p.colPtr[j + 1] - p.colPtr[j] : 1),
-    rowCount: (i) => rowCounts[i],
-    logical: (i) => n + i,
-  };
+  const cols = basisColumnsOf(p);
   const factor = new BasisFactor(m);
   const refactor = () => {
     const before = Int32Array.from(head);

@@ -21,6 +21,24 @@ import { BasisFactor, REFACTOR_EVERY, type BasisColumns } from './factor.ts';
 
 export const BASIC = 0, AT_LOWER = 1, AT_UPPER = 2, AT_ZERO = 3;
 
+/** The columns of [A | −I] (structural columns, then one logical per row) as the basis
+ * factorisation reads them; shared by the simplex and the crossover's primal push. */
+export function basisColumnsOf(p: SimplexProblem): BasisColumns {
+  const { m, n } = p;
+  const rowCounts = new Int32Array(m);
+  for (let i = 0; i < m; i++) rowCounts[i] = p.rowPtr[i + 1] - p.rowPtr[i];
+  return {
+    m,
+    column(j, visit) {
+      if (j < n) for (let t = p.colPtr[j]; t < p.colPtr[j + 1]; t++) visit(p.rowIdx[t], p.vals[t]);
+      else visit(j - n, -1);
+    },
+    count: (j) => (j < n ? p.colPtr[j + 1] - p.colPtr[j] : 1),
+    rowCount: (i) => rowCounts[i],
+    logical: (i) => n + i,
+  };
+}
+
 export interface SimplexProblem {
   m: number; n: number;
   colPtr: Int32Array; rowIdx: Int32Array; vals: Float64Array;
@@ -101,18 +119,7 @@ export function dualSimplex(p: SimplexProblem, start: SimplexBasis | null, opts:
   const posOf = new Int32Array(N).fill(-1);
   const dse = new Float64Array(m).fill(1);
   const factor = new BasisFactor(m);
-  const rowCounts = new Int32Array(m);
-  for (let i = 0; i < m; i++) rowCounts[i] = p.rowPtr[i + 1] - p.rowPtr[i];
-  const cols: BasisColumns = {
-    m,
-    column(j, visit) {
-      if (j < n) for (let t = p.colPtr[j]; t < p.colPtr[j + 1]; t++) visit(p.rowIdx[t], p.vals[t]);
-      else visit(j - n, -1);
-    },
-    count: (j) => (j < n ? p.colPtr[j + 1] - p.colPtr[j] : 1),
-    rowCount: (i) => rowCounts[i],
-    logical: (i) => n + i,
-  };
+  const cols = basisColumnsOf(p);
   let iterations = 0;
   const work = new Float64Array(m), rho = new Float64Array(m), alphaQ = new Float64Array(m), tau = new Float64Array(m);
   const alphaRow = new Float64Array(N);
