@@ -201,6 +201,18 @@ class Verification:
         return self.valid
 
 
+def http_error(e: urllib.error.HTTPError) -> SvcError:
+    """The node's error body (DESIGN §9: code, error, issues) of an HTTP error as an SvcError."""
+    raw = e.read()
+    try:
+        err = json.loads(raw.decode("utf-8"))
+    except ValueError:
+        err = None
+    if isinstance(err, dict) and "code" in err:
+        return SvcError(e.code, str(err.get("code")), str(err.get("error", "")), err.get("issues"), err)
+    return SvcError(e.code, "HTTP_%d" % e.code, raw.decode("utf-8", "replace")[:500])
+
+
 def _as_receipt_json(receipt: Union["SealedResult", Mapping[str, Any], str, bytes, os.PathLike]) -> Dict[str, Any]:
     """A sealed answer as a dict, from a SealedResult, a dict, JSON text or a JSON file's path."""
     if isinstance(receipt, SealedResult):
@@ -288,14 +300,7 @@ class Client(JobsMixin):
             with urllib.request.urlopen(req, timeout=self.timeout) as res:
                 return self._decode(res.read(), res.headers.get("content-type", ""))
         except urllib.error.HTTPError as e:
-            raw = e.read()
-            try:
-                err = json.loads(raw.decode("utf-8"))
-            except ValueError:
-                err = None
-            if isinstance(err, dict) and "code" in err:
-                raise SvcError(e.code, str(err.get("code")), str(err.get("error", "")), err.get("issues"), err) from None
-            raise SvcError(e.code, "HTTP_%d" % e.code, raw.decode("utf-8", "replace")[:500]) from None
+            raise http_error(e) from None
         except urllib.error.URLError as e:
             raise SvcError(0, "UNREACHABLE", "cannot reach the svc node at %s (%s): start one with `npm start`, or set SVC_URL"
                            % (self.url, getattr(e, "reason", e))) from None

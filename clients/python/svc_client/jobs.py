@@ -216,7 +216,7 @@ class JobsMixin:
         Raises:
             SvcError: ``QUOTA_EXCEEDED`` (the machine's blob quota), 413 (over SVC_BLOB_MAX_BYTES), …
         """
-        from .client import SvcError
+        from .client import SvcError, http_error
 
         size = os.path.getsize(path)
         headers = {"accept": "application/json", "content-type": "application/octet-stream",
@@ -233,13 +233,6 @@ class JobsMixin:
                 with urllib.request.urlopen(req, timeout=getattr(self, "timeout", 120.0)) as res:
                     return str(json.loads(res.read().decode("utf-8"))["digest"])
             except urllib.error.HTTPError as e:
-                raw = e.read()
-                try:
-                    err = json.loads(raw.decode("utf-8"))
-                except ValueError:
-                    err = None
-                if isinstance(err, dict) and "code" in err:
-                    raise SvcError(e.code, str(err.get("code")), str(err.get("error", "")), err.get("issues"), err) from None
-                raise SvcError(e.code, "HTTP_%d" % e.code, raw.decode("utf-8", "replace")[:500]) from None
+                raise http_error(e) from None
             except urllib.error.URLError as e:
                 raise SvcError(0, "UNREACHABLE", "cannot reach the svc node at %s (%s)" % (getattr(self, "url"), getattr(e, "reason", e))) from None
